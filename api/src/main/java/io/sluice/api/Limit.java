@@ -1,0 +1,165 @@
+package io.sluice.api;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One limit: an algorithm, a number of permits per period and, for the bucket
+ * algorithms, a burst capacity. Immutable.
+ *
+ * <pre>{@code
+ * Limit perSecond = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)).withBurst(100);
+ * Limit perDay = Limit.of(Algorithms.FIXED_WINDOW, 1_000_000, Duration.ofDays(1)).named("daily");
+ * }</pre>
+ *
+ * <p>A limit's {@linkplain #name() name} identifies its state in a store: two limiters
+ * whose limits share a name share that state for the same key.
+ */
+public final class Limit {
+
+    /** The largest number of permits (and burst) a limit may have. */
+    public static final long MAX_PERMITS = 1_000_000_000L;
+
+    /** The longest period a limit may have. */
+    public static final Duration MAX_PERIOD = Duration.ofDays(366);
+
+    /** The longest name a limit may have. */
+    public static final int MAX_NAME_LENGTH = 64;
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:/-]+");
+
+    private final String name;
+    private final Algorithm algorithm;
+    private final long permits;
+    private final long burst;
+    private final long periodMicros;
+
+    private Limit(String name, Algorithm algorithm, long permits, long burst, long periodMicros) {
+        this.name = name;
+        this.algorithm = algorithm;
+        this.permits = permits;
+        this.burst = burst;
+        this.periodMicros = periodMicros;
+    }
+
+    /**
+     * A limit of {@code permits} per {@code period}, with a burst equal to {@code permits}
+     * and a name derived from its parameters.
+     *
+     * @throws IllegalArgumentException naming the value when {@code permits} is outside
+     *     1..{@link #MAX_PERMITS}, {@code period} is not a positive whole number of
+     *     microseconds up to {@link #MAX_PERIOD}, or the algorithm cannot enforce it
+     */
+    public static Limit of(Algorithm algorithm, long permits, Duration period) {
+        Objects.requireNonNull(algorithm, "algorithm");
+        checkPermits("permits", permits);
+        long periodMicros = toMicros(period);
+        algorithm.checkLimit(permits, permits, periodMicros);
+        return new Limit(defaultName(algorithm, permits, period), algorithm, permits, permits,
+                periodMicros);
+    }
+
+    /**
+     * This limit with another burst: the most tokens the bucket algorithms hold, so the
+     * largest request or burst of requests they admit at once.
+     *
+     * @throws IllegalArgumentException naming the value when {@code burst} is outside
+     *     1..{@link #MAX_PERMITS} or the algorithm has no burst distinct from its permits
+     */
+    public Limit withBurst(long burst) {
+        checkPermits("burst", burst);
+        algorithm.checkLimit(permits, burst, periodMicros);
+        return new Limit(name, algorithm, permits, burst, periodMicros);
+    }
+
+    /**
+     * This limit under another name.
+     *
+     * @throws IllegalArgumentException when the name is empty, longer than
+     *     {@link #MAX_NAME_LENGTH} or has characters other than letters, digits and {@code ._:/-}
+     */
+    public Limit named(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isEmpty() || name.length() > MAX_NAME_LENGTH || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("limit name must be 1-" + MAX_NAME_LENGTH
+                    + " characters of [A-Za-z0-9._:/-]: '" + name + "'");
+        }
+        return new Limit(name, algorithm, permits, burst, periodMicros);
+    }
+
+    /** The name that identifies this limit's state in a store. */
+    public String name() {
+        return name;
+    }
+
+    /** The algorithm that enforces this limit. */
+    public Algorithm algorithm() {
+        return algorithm;
+    }
+
+    /** Permits per period: the refill rate of the bucket algorithms, the count of the windows. */
+    public long permits() {
+        return permits;
+    }
+
+    /** The capacity: the most tokens available at once (equal to permits for the windows). */
+    public long burst() {
+        return burst;
+    }
+
+    /** The period. */
+    public Duration period() {
+        return Duration.of(periodMicros, ChronoUnit.MICROS);
+    }
+
+    /** The period in microseconds. */
+    public long periodMicros() {
+        return periodMicros;
+    }
+
+    private static void checkPermits(String what, long value) {
+        if (value < 1 || value > MAX_PERMITS) {
+            throw new IllegalArgumentException(what + " must be in 1.." + MAX_PERMITS + ": " + value);
+        }
+    }
+
+    private static long toMicros(Duration period) {
+        Objects.requireNonNull(period, "period");
+        if (period.isNegative() || period.isZero() || period.compareTo(MAX_PERIOD) > 0
+                || period.getNano() % 1_000 != 0) {
+            throw new IllegalArgumentException("period must be a whole number of microseconds in 1us.."
+                    + MAX_PERIOD + ": " + period);
+        }
+        return period.getSeconds() * 1_000_000L + period.getNano() / 1_000;
+    }
+
+    private static String defaultName(Algorithm algorithm, long permits, Duration period) {
+        return algorithm.name() + ":" + permits + "/" + period.toString().substring(2).toLowerCase();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof Limit)) {
+            return false;
+        }
+        Limit other = (Limit) o;
+        return permits == other.permits && burst == other.burst && periodMicros == other.periodMicros
+                && name.equals(other.name) && algorithm.name().equals(other.algorithm.name());
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, algorithm.name(), permits, burst, periodMicros);
+    }
+
+    @Override
+    public String toString() {
+        return "Limit[" + name + ", " + algorithm.name() + ", " + permits + " per " + period()
+                + ", burst " + burst + "]";
+    }
+}

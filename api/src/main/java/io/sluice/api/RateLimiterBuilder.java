@@ -1,0 +1,72 @@
+package io.sluice.api;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.ServiceLoader;
+
+/**
+ * Builds a {@link RateLimiter}: its limits, the store that keeps their state, and what
+ * to do when the store fails. Not thread-safe; the limiter it builds is.
+ */
+public final class RateLimiterBuilder {
+
+    private final List<Limit> limits = new ArrayList<>();
+    private Store store;
+    private FailurePolicy failurePolicy = FailurePolicy.FAIL_CLOSED;
+
+    RateLimiterBuilder() {
+    }
+
+    /**
+     * Adds a limit; every request is checked against all of them.
+     *
+     * @throws IllegalArgumentException when a limit with the same name was already added
+     */
+    public RateLimiterBuilder limit(Limit limit) {
+        Objects.requireNonNull(limit, "limit");
+        for (Limit existing : limits) {
+            if (existing.name().equals(limit.name())) {
+                throw new IllegalArgumentException("duplicate limit name: '" + limit.name() + "'");
+            }
+        }
+        limits.add(limit);
+        return this;
+    }
+
+    /**
+     * The store that keeps the limits' state. When none is set, the embedded default
+     * ({@code sluice-store-local}) is created through {@link StoreProvider}.
+     */
+    public RateLimiterBuilder store(Store store) {
+        this.store = Objects.requireNonNull(store, "store");
+        return this;
+    }
+
+    /** What to answer when the store cannot decide; {@link FailurePolicy#FAIL_CLOSED} by default. */
+    public RateLimiterBuilder failurePolicy(FailurePolicy failurePolicy) {
+        this.failurePolicy = Objects.requireNonNull(failurePolicy, "failurePolicy");
+        return this;
+    }
+
+    /**
+     * Builds the limiter.
+     *
+     * @throws IllegalStateException when no limit was added, or no store was set and none is
+     *     on the class path
+     */
+    public RateLimiter build() {
+        if (limits.isEmpty()) {
+            throw new IllegalStateException("a rate limiter needs at least one limit");
+        }
+        return new StoreBackedRateLimiter(List.copyOf(limits), store != null ? store : embeddedStore(),
+                failurePolicy);
+    }
+
+    private static Store embeddedStore() {
+        return ServiceLoader.load(StoreProvider.class).findFirst()
+                .map(StoreProvider::create)
+                .orElseThrow(() -> new IllegalStateException(
+                        "no store set and no StoreProvider on the class path: add sluice-store-local"));
+    }
+}

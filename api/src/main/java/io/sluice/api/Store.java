@@ -1,0 +1,41 @@
+package io.sluice.api;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where limits keep their state: the service-provider interface for storage back ends.
+ *
+ * <p>A store applies the {@linkplain Algorithm transitions} of several limits of one key
+ * atomically, with its own clock, next to the data where it can: if one limit denies,
+ * none is charged. Failures complete the returned stage exceptionally (preferably with a
+ * {@link StoreUnavailableException}); they are never reported as a denial.
+ *
+ * <p>Inputs have been validated by the {@link RateLimiter}: the key is non-empty and at
+ * most {@link RateLimiter#MAX_KEY_LENGTH} characters, the limits are non-empty with
+ * distinct names, and the cost is positive.
+ *
+ * <p>A store's factory may accept a {@link TimeSource} as a test-only override of its
+ * clock; production configuration never sets it.
+ */
+public interface Store extends AutoCloseable {
+
+    /** What this store guarantees. */
+    StoreCapabilities capabilities();
+
+    /**
+     * Decides a request of {@code cost} tokens for {@code key} against every limit, and
+     * charges all of them if and only if all admit it.
+     */
+    CompletionStage<Decision> apply(String key, List<Limit> limits, long cost);
+
+    /**
+     * Whether the store still holds state for this limit of this key; {@code false} once
+     * it has expired. For operations and the conformance kit, not the request path.
+     */
+    CompletionStage<Boolean> holdsState(String key, Limit limit);
+
+    /** Releases connections and threads; the store is unusable afterwards. */
+    @Override
+    void close();
+}
