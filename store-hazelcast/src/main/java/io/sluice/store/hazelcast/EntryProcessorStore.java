@@ -1,5 +1,6 @@
 package io.sluice.store.hazelcast;
 
+import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import io.sluice.algorithms.Algorithms;
@@ -28,14 +29,17 @@ final class EntryProcessorStore implements Store {
     /** Decisions use the owning member's clock, inside the entry processor. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true);
 
-    private final IMap<String, byte[]> map;
+    private final HazelcastInstance instance;
+    private final String mapName;
     private final long timeoutNanos;
     private final Duration timeout;
     private final TimeSource testClock;
+    private volatile IMap<String, byte[]> map;
     private volatile boolean closed;
 
-    EntryProcessorStore(IMap<String, byte[]> map, Duration timeout, TimeSource testClock) {
-        this.map = map;
+    EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, TimeSource testClock) {
+        this.instance = instance;
+        this.mapName = mapName;
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
         this.testClock = testClock;
@@ -82,11 +86,11 @@ final class EntryProcessorStore implements Store {
     private <R> CompletableFuture<R> submit(String key, EntryProcessor<String, byte[], R> processor) {
         if (closed) {
             return CompletableFuture.failedFuture(new StoreUnavailableException(
-                    "the Hazelcast store on map '" + map.getName() + "' is closed"));
+                    "the Hazelcast store on map '" + mapName + "' is closed"));
         }
         CompletableFuture<R> answer = new CompletableFuture<>();
         try {
-            map.submitToKey(key, processor).whenComplete((result, failure) -> {
+            map().submitToKey(key, processor).whenComplete((result, failure) -> {
                 if (failure != null) {
                     answer.completeExceptionally(unavailable(failure));
                 } else {
@@ -101,7 +105,7 @@ final class EntryProcessorStore implements Store {
         return answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).exceptionallyCompose(failure -> {
             Throwable cause = unwrap(failure);
             return CompletableFuture.failedFuture(cause instanceof TimeoutException
-                    ? new StoreUnavailableException("the Hazelcast map '" + map.getName()
+                    ? new StoreUnavailableException("the Hazelcast map '" + mapName
                             + "' did not answer within " + timeout, cause)
                     : cause);
         });
@@ -109,7 +113,20 @@ final class EntryProcessorStore implements Store {
 
     private StoreUnavailableException unavailable(Throwable failure) {
         Throwable cause = unwrap(failure);
-        return new StoreUnavailableException("the Hazelcast map '" + map.getName() + "' failed: " + cause, cause);
+        return new StoreUnavailableException("the Hazelcast map '" + mapName + "' failed: " + cause, cause);
+    }
+
+    /**
+     * The map's proxy, created on first use: a client creates it on the cluster, so a store
+     * built while the cluster is unreachable works once it is back.
+     */
+    private IMap<String, byte[]> map() {
+        IMap<String, byte[]> proxy = map;
+        if (proxy == null) {
+            proxy = instance.getMap(mapName);
+            map = proxy;
+        }
+        return proxy;
     }
 
     private static Throwable unwrap(Throwable failure) {

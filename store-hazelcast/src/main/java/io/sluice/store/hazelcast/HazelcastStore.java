@@ -135,7 +135,7 @@ public final class HazelcastStore {
             if (instance.getLocalEndpoint() instanceof Member) {
                 checkFactoryRegistered();
             }
-            return new EntryProcessorStore(instance.getMap(mapName), timeout, clock);
+            return new EntryProcessorStore(instance, mapName, timeout, clock);
         }
 
         private void checkFactoryRegistered() {
