@@ -12,11 +12,15 @@ enum Balancer {
     ROUND_ROBIN("round-robin") {
         @Override
         IntSupplier picker(int instances, SplittableRandom random) {
-            int[] next = {0};
-            return () -> {
-                int instance = next[0];
-                next[0] = (instance + 1) % instances;
-                return instance;
+            return new IntSupplier() {
+                private int next;
+
+                @Override
+                public int getAsInt() {
+                    int instance = next;
+                    next = (next + 1) % instances;
+                    return instance;
+                }
             };
         }
     },
@@ -44,9 +48,9 @@ enum Balancer {
             }
             double sum = total;
             return () -> {
+                // The first instance whose cumulative share reaches the draw.
                 int found = Arrays.binarySearch(cumulative, random.nextDouble() * sum);
-                int instance = found >= 0 ? found : -found - 1;
-                return Math.min(instance, instances - 1);
+                return found >= 0 ? found : -found - 1;
             };
         }
     };
