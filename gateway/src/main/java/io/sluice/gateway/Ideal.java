@@ -24,7 +24,12 @@ final class Ideal {
     private Ideal() {
     }
 
-    /** The exact limiter whose decisions on a client's requests alone are the ideal for {@code limit}. */
+    /**
+     * The exact limiter whose decisions on a client's requests alone are the ideal for {@code limit}.
+     *
+     * @throws IllegalArgumentException naming the value when the sliding log cannot hold the
+     *     permits of a sliding window counter's limit
+     */
     static Limit exactLimiter(Limit limit) {
         return limit.algorithm() == Algorithms.SLIDING_WINDOW_COUNTER
                 ? Limit.of(Algorithms.SLIDING_LOG, limit.permits(), limit.period())

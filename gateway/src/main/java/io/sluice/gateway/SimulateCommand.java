@@ -2,6 +2,7 @@ package io.sluice.gateway;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
+import io.sluice.api.Limit;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -143,10 +144,17 @@ final class SimulateCommand implements Callable<Integer> {
                 burst != null ? burst : permits, period, clients, rate != null ? rate : defaultRate(), duration,
                 seed);
         for (Algorithm algorithm : selected) {
+            Limit limit;
             try {
-                settings.limit(algorithm);
+                limit = settings.limit(algorithm);
             } catch (IllegalArgumentException e) {
                 throw usageError("--permits, --period or --burst for " + algorithm.name() + ": " + e.getMessage());
+            }
+            try {
+                Ideal.exactLimiter(limit);
+            } catch (IllegalArgumentException e) {
+                throw usageError("the ideal of " + algorithm.name() + " cannot be computed for this limit: "
+                        + e.getMessage());
             }
         }
         double ratePerSecond = settings.ratePerSecond();

@@ -93,6 +93,15 @@ class SimulateCommandTest {
     }
 
     @Test
+    void aLimitTooLargeForTheExactSlidingWindowIsAUsageError() {
+        int exitCode = run("simulate", "--algorithm", "sliding-window-counter", "--permits", "20000");
+
+        assertThat(exitCode).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("the ideal of sliding-window-counter cannot be computed")
+                .contains("20000");
+    }
+
+    @Test
     void tooManyRequestsForOneRunIsAUsageError() {
         int exitCode = run("simulate", "--duration", "1d");
 
