@@ -40,7 +40,7 @@ class KeyStateProperties {
                 request.list().ofMaxSize(40)).as((l, start, r) -> new Run(l, Scenarios.EPOCH_2025 + start, r));
     }
 
-    @Property(tries = 300)
+    @Property(tries = 200)
     void decidesAllOrNothingAsEachLimitAloneWouldAndRoundTrips(@ForAll("runs") Run run) {
         KeyState state = KeyState.empty();
         long now = run.startMicros();
@@ -72,7 +72,7 @@ class KeyStateProperties {
         }
     }
 
-    @Property(tries = 300)
+    @Property(tries = 200)
     void holdsEachStateUntilItExpires(@ForAll("runs") Run run) {
         KeyState state = KeyState.empty();
         long now = run.startMicros();
