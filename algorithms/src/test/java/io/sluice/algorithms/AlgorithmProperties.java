@@ -32,7 +32,7 @@ class AlgorithmProperties {
         return Arbitraries.of(Algorithms.all()).flatMap(Scenarios::smallLimits);
     }
 
-    @Property(tries = 400)
+    @Property(tries = 250)
     void everyTransitionKeepsTheCommonRules(@ForAll("anyScenario") Scenario scenario) {
         for (Replayed r : replay(scenario)) {
             Transition transition = r.transition();
@@ -53,7 +53,7 @@ class AlgorithmProperties {
         }
     }
 
-    @Property(tries = 400)
+    @Property(tries = 250)
     void theInputStateIsNeverModified(@ForAll("anyScenario") Scenario scenario) {
         for (Replayed r : replay(scenario)) {
             if (r.stateBefore() != null) {
@@ -64,7 +64,7 @@ class AlgorithmProperties {
         }
     }
 
-    @Property(tries = 600)
+    @Property(tries = 400)
     void retryAfterIsExact(@ForAll("anyScenario") Scenario scenario, @ForAll @LongRange(min = 1, max = 200) long cost) {
         List<Replayed> replayed = replay(scenario);
         long[] state = finalState(replayed);
@@ -82,7 +82,7 @@ class AlgorithmProperties {
         }
     }
 
-    @Property(tries = 600)
+    @Property(tries = 400)
     void resetAfterIsExact(@ForAll("anyScenario") Scenario scenario) {
         List<Replayed> replayed = replay(scenario);
         if (replayed.isEmpty()) {
@@ -103,7 +103,7 @@ class AlgorithmProperties {
         }
     }
 
-    @Property(tries = 400)
+    @Property(tries = 250)
     void afterResetAfterTheStateIsFresh(@ForAll("anyScenario") Scenario scenario,
                                         @ForAll @LongRange(min = 0, max = 100_000_000) long later,
                                         @ForAll @LongRange(min = 1, max = 201) long cost) {
@@ -118,7 +118,7 @@ class AlgorithmProperties {
         assertSameDecision(limit.algorithm().apply(state, at, limit, cost), limit.algorithm().apply(null, at, limit, cost));
     }
 
-    @Property(tries = 400)
+    @Property(tries = 250)
     void waitingNeverHurtsEvenWhenTheClockWentBack(@ForAll("anyScenario") Scenario scenario,
                                                    @ForAll @LongRange(min = -10_000_000, max = 10_000_000) long shift,
                                                    @ForAll @LongRange(min = 0, max = 10_000_000) long wait,
@@ -136,7 +136,7 @@ class AlgorithmProperties {
         assertThat(remainingAfter).isGreaterThanOrEqualTo(Math.min(remainingBefore, scenario.capacity()));
     }
 
-    @Property(tries = 400)
+    @Property(tries = 250)
     void aStateWrittenUnderOtherParametersIsRead(@ForAll("anyScenario") Scenario scenario,
                                                  @ForAll("anyLimit") Limit other,
                                                  @ForAll @LongRange(min = 0, max = 10_000_000) long wait,

@@ -2,7 +2,6 @@ package io.sluice.core;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -27,7 +26,15 @@ final class ClientKeys {
      * Redis hash tag).
      */
     static String forApiKey(String apiKey) {
-        byte[] digest = sha256().digest(apiKey.getBytes(StandardCharsets.UTF_8));
+        // The UTF-16 code units, not a charset encoding, which would map every unpaired
+        // surrogate to one replacement byte and so two keys to one store key.
+        byte[] units = new byte[apiKey.length() * 2];
+        for (int i = 0; i < apiKey.length(); i++) {
+            char c = apiKey.charAt(i);
+            units[2 * i] = (byte) (c >>> 8);
+            units[2 * i + 1] = (byte) c;
+        }
+        byte[] digest = sha256().digest(units);
         return "key:" + BASE64.encodeToString(Arrays.copyOf(digest, 16));
     }
 
