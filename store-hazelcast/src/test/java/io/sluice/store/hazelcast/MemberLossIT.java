@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The member that owns a busy key leaves mid-load (gracefully, or killed): with one backup
  * its state survives, so the key never admits more than its limit, and decisions go on
- * from the new owner. A fresh cluster of three members per test.
+ * from the new owner. The load comes from the two other members and a client; a fresh
+ * cluster of three members per test.
  */
 class MemberLossIT {
 
@@ -62,12 +63,17 @@ class MemberLossIT {
     private void loseTheOwnerMidLoad(Consumer<HazelcastInstance> loss) throws Exception {
         String key = "busy";
         HazelcastInstance owner = cluster.owner(key);
-        List<RateLimiter> limiters = new ArrayList<>();
+        List<HazelcastInstance> callers = new ArrayList<>();
         for (HazelcastInstance member : cluster.members()) {
             if (member != owner) {
-                limiters.add(RateLimiter.builder().limit(DAILY).store(HazelcastStore.builder(member)
-                        .timeout(Duration.ofSeconds(60)).build()).build());
+                callers.add(member);
             }
+        }
+        callers.add(cluster.startClient());
+        List<RateLimiter> limiters = new ArrayList<>();
+        for (HazelcastInstance caller : callers) {
+            limiters.add(RateLimiter.builder().limit(DAILY).store(HazelcastStore.builder(caller)
+                    .timeout(Duration.ofSeconds(60)).build()).build());
         }
         AtomicInteger sent = new AtomicInteger();
         AtomicInteger admitted = new AtomicInteger();
@@ -113,7 +119,8 @@ class MemberLossIT {
         assertThat(admitted.get()).isLessThanOrEqualTo(LIMIT);
         assertThat(answeredAfterLoss.get()).isPositive();
         assertThat(admittedAfterLoss.get()).isPositive();
-        assertThat(unavailable.get()).isZero();
+        // Only a client's requests in flight on a broken connection fail (no redo by default).
+        assertThat(unavailable.get()).isLessThanOrEqualTo(THREADS);
         Decision next = limiters.get(0).decide(key);
         assertThat(next.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
         // The new owner's copy, which was a backup, kept its time to live.
