@@ -9,14 +9,14 @@ import java.time.Duration;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
-/** All-or-nothing across the limits of a request on Redis: one script per request. */
+/** All-or-nothing across the limits of a request on a Redis Cluster: one script per request, on one node. */
 class AllOrNothingRedisIT extends AllOrNothingContract {
 
     private static RedisFixture redis;
 
     @BeforeContainer
     static void startRedis() {
-        redis = RedisFixture.standalone().start();
+        redis = RedisFixture.cluster().start();
     }
 
     @AfterContainer
@@ -27,7 +27,7 @@ class AllOrNothingRedisIT extends AllOrNothingContract {
     @Override
     protected Store createStore(VirtualClock clock) {
         // A generous timeout: the build shares two cores with other builds.
-        return RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
+        return RedisStore.cluster(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
                 .clockForTesting(clock).build();
     }
 }

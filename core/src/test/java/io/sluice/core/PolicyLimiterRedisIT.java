@@ -10,13 +10,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The policy limiter on Redis: the limits of one request are one script, all-or-nothing;
- * an endpoint's global limits are a second call on another key.
+ * The policy limiter on a Redis Cluster: a client's limits share a hash tag, so the limits
+ * of one request are one script on one node, all-or-nothing; an endpoint's global limits
+ * are a second call on another key, usually on another node.
  */
 class PolicyLimiterRedisIT extends PolicyLimiterContract {
 
     @RegisterExtension
-    static final RedisFixture REDIS = RedisFixture.standalone();
+    static final RedisFixture REDIS = RedisFixture.cluster();
 
     @BeforeEach
     void emptyTheCluster() {
@@ -28,7 +29,7 @@ class PolicyLimiterRedisIT extends PolicyLimiterContract {
     @Override
     protected Store createStore(VirtualClock clock) {
         // A generous timeout: the build shares two cores with other builds.
-        return RedisStore.standalone(RedisURI.create(REDIS.uri())).commandTimeout(Duration.ofSeconds(10))
+        return RedisStore.cluster(RedisURI.create(REDIS.uri())).commandTimeout(Duration.ofSeconds(10))
                 .clockForTesting(clock).build();
     }
 }
