@@ -54,8 +54,12 @@ final class DecideProcessor implements CacheEntryProcessor<String, byte[], long[
         List<Limit> decoded = limits.toLimits();
         Decision decision = state.apply(decoded, now, cost);
         if (decision.allowed()) {
-            StateExpiry.handOver(state.expiresAtMicros() - now);
-            entry.setValue(state.encode());
+            if (state.isEmpty()) {
+                entry.remove();
+            } else {
+                StateExpiry.handOver(state.expiresAtMicros() - now);
+                entry.setValue(state.encode());
+            }
         }
         return encode(decision, decoded);
     }
