@@ -32,7 +32,7 @@ import org.apache.ignite.configuration.CacheConfiguration;
 public final class IgniteStore {
 
     /** The cache used when none is named. */
-    public static final String DEFAULT_CACHE_NAME = "sluice-limits";
+    public static final String DEFAULT_CACHE_NAME = "sluice";
 
     /** How long a decision may take when no timeout is set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);

@@ -39,13 +39,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Three server nodes in one JVM; limiters on each of them share keys. */
+/**
+ * Three server nodes and a client node in one JVM; limiters on each of them (embedded in a
+ * server, or on the client) share keys.
+ */
 class IgniteStoreClusterIT {
 
     private static final long START_MICROS = 1_700_000_000_123_456L;
 
     private static IgniteMembers members;
     private static List<Ignite> nodes;
+    private static Ignite client;
     private static VirtualClock clock;
     private static List<Store> stores;
 
@@ -53,9 +57,10 @@ class IgniteStoreClusterIT {
     static void startCluster() {
         members = new IgniteMembers("cluster", 48500);
         nodes = List.of(members.startServer("a"), members.startServer("b"), members.startServer("c"));
+        client = members.startClient("client");
         clock = new VirtualClock(START_MICROS);
         stores = new ArrayList<>();
-        for (Ignite node : nodes) {
+        for (Ignite node : List.of(nodes.get(0), nodes.get(1), nodes.get(2), client)) {
             stores.add(IgniteStore.builder(node).clockForTesting(clock).timeout(Duration.ofSeconds(10)).build());
         }
     }

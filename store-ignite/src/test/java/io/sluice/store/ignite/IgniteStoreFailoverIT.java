@@ -129,11 +129,16 @@ class IgniteStoreFailoverIT {
             while (admitted.get() < BUDGET / 3) {
                 Thread.onSpinWait();
             }
+            long lossStart = System.nanoTime();
             lose.accept(primary);
             lost.set(true);
+            long lossMillis = (System.nanoTime() - lossStart) / 1_000_000;
             for (Future<?> done : load) {
                 done.get(3, TimeUnit.MINUTES);
             }
+            System.out.printf("failover: admitted %d of %d (%d after the loss), store failures %d, "
+                            + "losing the node took %d ms%n", admitted.get(), BUDGET, admittedAfterLoss.get(),
+                    storeFailures.get(), lossMillis);
         } finally {
             pool.shutdownNow();
         }
