@@ -1,0 +1,49 @@
+package io.sluice.algorithms;
+
+import io.sluice.api.Algorithm;
+import io.sluice.api.Limit;
+import io.sluice.api.Transition;
+
+/** fixed-window (id 1): state {@code [tag, windowStart, count]}; see docs/algorithms.md. */
+final class FixedWindow implements Algorithm {
+
+    static final long TAG = 1 * 256 + 1;
+    static final String NAME = "fixed-window";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void checkLimit(long permits, long burst, long periodMicros) {
+        Checks.burstEqualsPermits(NAME, permits, burst, periodMicros);
+    }
+
+    @Override
+    public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+        Checks.cost(cost);
+        long permits = limit.permits();
+        long period = limit.periodMicros();
+        boolean stored = Checks.hasTag(state, TAG) && state.length == 3;
+        // A clock that went back is read as the stored window's time: nothing refills.
+        long at = stored ? Math.max(nowMicros, state[1]) : nowMicros;
+        long windowStart = at - Math.floorMod(at, period);
+        long count = stored && state[1] == windowStart ? state[2] : 0;
+        long windowEndsAfter = windowStart + period - nowMicros;
+        if (cost > permits) {
+            return Transition.costExceedsCapacity(Math.max(0, permits - count),
+                    count > 0 ? windowEndsAfter : 0, state);
+        }
+        if (count + cost <= permits) {
+            return Transition.allowed(permits - count - cost, windowEndsAfter,
+                    new long[] {TAG, windowStart, count + cost});
+        }
+        return Transition.denied(Math.max(0, permits - count), windowEndsAfter, windowEndsAfter, state);
+    }
+
+    @Override
+    public String toString() {
+        return NAME;
+    }
+}

@@ -1,0 +1,113 @@
+package io.sluice.algorithms;
+
+import io.sluice.api.Algorithm;
+import io.sluice.api.Limit;
+import io.sluice.api.Transition;
+
+/**
+ * sliding-window-counter (id 3): state {@code [tag, windowStart, current, previous]}; the
+ * previous window's count is weighted by the part of it the sliding window still covers,
+ * quantised so that every product stays below 2^53; see docs/algorithms.md.
+ */
+final class SlidingWindowCounter implements Algorithm {
+
+    static final long TAG = 3 * 256 + 1;
+    static final String NAME = "sliding-window-counter";
+
+    /** At most 2^20 steps of weight per window (fewer than 2^21 after rounding the step down). */
+    static final long STEPS = 1L << 20;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void checkLimit(long permits, long burst, long periodMicros) {
+        Checks.burstEqualsPermits(NAME, permits, burst, periodMicros);
+    }
+
+    @Override
+    public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+        Checks.cost(cost);
+        long permits = limit.permits();
+        long period = limit.periodMicros();
+        boolean stored = Checks.hasTag(state, TAG) && state.length == 4;
+        // A clock that went back is read as the stored window's start: nothing refills.
+        long at = stored ? Math.max(nowMicros, state[1]) : nowMicros;
+        long windowStart = at - Math.floorMod(at, period);
+        long elapsed = at - windowStart;
+        long current = 0;
+        long previous = 0;
+        if (stored && state[1] == windowStart) {
+            current = state[2];
+            previous = state[3];
+        } else if (stored && state[1] == windowStart - period) {
+            previous = state[2];
+        }
+        Weights weights = new Weights(period);
+        long estimate = weights.weighted(previous, elapsed) + current;
+        if (cost > permits) {
+            return Transition.costExceedsCapacity(Math.max(0, permits - estimate),
+                    resetAfter(weights, windowStart, current, previous, nowMicros), state);
+        }
+        if (estimate + cost <= permits) {
+            long next = current + cost;
+            return Transition.allowed(permits - estimate - cost,
+                    resetAfter(weights, windowStart, next, previous, nowMicros),
+                    new long[] {TAG, windowStart, next, previous});
+        }
+        long room = permits - cost - current;
+        long retryAt = room >= 0
+                ? windowStart + Math.max(elapsed, weights.firstFit(previous, room))
+                : windowStart + period + weights.firstFit(current, permits - cost);
+        return Transition.denied(Math.max(0, permits - estimate),
+                resetAfter(weights, windowStart, current, previous, nowMicros), retryAt - nowMicros, state);
+    }
+
+    private static long resetAfter(Weights weights, long windowStart, long current, long previous,
+                                   long nowMicros) {
+        if (current > 0) {
+            return windowStart + weights.period + weights.firstFit(current, 0) - nowMicros;
+        }
+        if (previous > 0) {
+            return Math.max(0, windowStart + weights.firstFit(previous, 0) - nowMicros);
+        }
+        return 0;
+    }
+
+    @Override
+    public String toString() {
+        return NAME;
+    }
+
+    /** The quantised weight of the previous window: {@code weighted(n, e) = n * num(e) / den}. */
+    private static final class Weights {
+        final long period;
+        final long step;
+        final long den;
+
+        Weights(long period) {
+            this.period = period;
+            this.step = Math.max(1, period / STEPS);
+            this.den = period / step;
+        }
+
+        /** The previous window's count {@code n} as seen {@code elapsed} into the current window. */
+        long weighted(long n, long elapsed) {
+            return n * ((period - elapsed) / step) / den;
+        }
+
+        /** The smallest elapsed time in {@code [0, period]} at which {@code weighted(n, e) <= r}. */
+        long firstFit(long n, long r) {
+            if (n == 0) {
+                return 0;
+            }
+            long maxNum = ((r + 1) * den - 1) / n;
+            if (maxNum >= den) {
+                return 0;
+            }
+            return period - (maxNum + 1) * step + 1;
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.sluice.algorithms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.api.Algorithm;
+import io.sluice.api.Limit;
+import io.sluice.api.Transition;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class AlgorithmsTest {
+
+    private static final long SECOND = 1_000_000;
+    private static final long T0 = 1_764_000_000L * SECOND;
+
+    @Test
+    void namesAndLookup() {
+        assertThat(Algorithms.all()).extracting(Algorithm::name).containsExactly(
+                "fixed-window", "sliding-log", "sliding-window-counter", "token-bucket", "gcra");
+        for (Algorithm algorithm : Algorithms.all()) {
+            assertThat(Algorithms.byName(algorithm.name())).isSameAs(algorithm);
+        }
+        assertThatThrownBy(() -> Algorithms.byName("leaky-bucket"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'leaky-bucket'");
+    }
+
+    @Test
+    void windowsRejectABurstOtherThanPermits() {
+        for (Algorithm window : new Algorithm[] {Algorithms.FIXED_WINDOW, Algorithms.SLIDING_LOG,
+                Algorithms.SLIDING_WINDOW_COUNTER}) {
+            Limit limit = Limit.of(window, 10, Duration.ofSeconds(1));
+            assertThat(limit.withBurst(10).burst()).isEqualTo(10);
+            assertThatThrownBy(() -> limit.withBurst(20))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("20");
+        }
+    }
+
+    @Test
+    void bucketsRejectATooLargeBucket() {
+        for (Algorithm bucket : new Algorithm[] {Algorithms.TOKEN_BUCKET, Algorithms.GCRA}) {
+            // 1 permit per 366 days: T = 3.16e13us, so a burst of 36 is over 2^50us (1.13e15).
+            Limit yearly = Limit.of(bucket, 1, Duration.ofDays(366));
+            assertThat(yearly.withBurst(35).burst()).isEqualTo(35);
+            assertThatThrownBy(() -> yearly.withBurst(36))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("burst 36");
+            assertThat(Limit.of(bucket, Limit.MAX_PERMITS, Duration.ofSeconds(1))
+                    .withBurst(Limit.MAX_PERMITS).burst()).isEqualTo(Limit.MAX_PERMITS);
+        }
+    }
+
+    @Test
+    void costBelowOneIsRejected() {
+        for (Algorithm algorithm : Algorithms.all()) {
+            Limit limit = Limit.of(algorithm, 10, Duration.ofSeconds(1));
+            assertThatThrownBy(() -> algorithm.apply(null, T0, limit, 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
+        }
+    }
+
+    @Test
+    void everyAlgorithmAdmitsItsCapacityThenDeniesWithoutCharging() {
+        for (Algorithm algorithm : Algorithms.all()) {
+            Limit limit = Limit.of(algorithm, 5, Duration.ofSeconds(1));
+            long[] state = null;
+            for (int i = 0; i < 5; i++) {
+                Transition admitted = algorithm.apply(state, T0, limit, 1);
+                assertThat(admitted.allowed()).as(algorithm.name()).isTrue();
+                assertThat(admitted.remaining()).isEqualTo(4 - i);
+                state = admitted.state();
+            }
+            Transition denied = algorithm.apply(state, T0, limit, 1);
+            assertThat(denied.allowed()).as(algorithm.name()).isFalse();
+            assertThat(denied.state()).isSameAs(state);
+            assertThat(denied.remaining()).isZero();
+            assertThat(denied.retryAfterMicros()).isPositive();
+            Transition tooBig = algorithm.apply(state, T0, limit, 6);
+            assertThat(tooBig.costExceedsCapacity()).isTrue();
+        }
+    }
+
+    @Test
+    void tokenBucketRefillsOneTokenPerInterval() {
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)).withBurst(10);
+        long[] state = null;
+        for (int i = 0; i < 10; i++) {
+            state = Algorithms.TOKEN_BUCKET.apply(state, T0, limit, 1).state();
+        }
+        Transition denied = Algorithms.TOKEN_BUCKET.apply(state, T0 + 4_000, limit, 1);
+        assertThat(denied.retryAfterMicros()).isEqualTo(6_000);
+        assertThat(denied.resetAfterMicros()).isEqualTo(96_000);
+        assertThat(Algorithms.TOKEN_BUCKET.apply(state, T0 + 10_000, limit, 1).allowed()).isTrue();
+    }
+
+    @Test
+    void fixedWindowResetsAtTheAlignedBoundary() {
+        Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 2, Duration.ofSeconds(1));
+        long t = T0 + 300_000;
+        long[] state = Algorithms.FIXED_WINDOW.apply(null, t, limit, 2).state();
+        Transition denied = Algorithms.FIXED_WINDOW.apply(state, t, limit, 1);
+        assertThat(denied.retryAfterMicros()).isEqualTo(700_000);
+        assertThat(Algorithms.FIXED_WINDOW.apply(state, T0 + SECOND, limit, 2).allowed()).isTrue();
+    }
+}
