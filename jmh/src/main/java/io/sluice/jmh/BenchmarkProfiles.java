@@ -20,6 +20,7 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * Runs the benchmarks in one of three profiles and writes the figures as Markdown tables
@@ -70,6 +71,7 @@ public final class BenchmarkProfiles {
 
     static {
         STORES.put("local", LocalBenchmark.class);
+        STORES.put("redis", RedisBenchmark.class);
     }
 
     private BenchmarkProfiles() {
@@ -136,6 +138,7 @@ public final class BenchmarkProfiles {
                 .measurementIterations(profile.measurementIterations)
                 .measurementTime(TimeValue.milliseconds(profile.measurementMillis))
                 .shouldFailOnError(true)
+                .verbosity(profile == Profile.CI ? VerboseMode.SILENT : VerboseMode.NORMAL)
                 .resultFormat(ResultFormatType.JSON)
                 .result(json.toString());
         params.forEach(options::param);
