@@ -72,6 +72,7 @@ public final class BenchmarkProfiles {
     static {
         STORES.put("local", LocalBenchmark.class);
         STORES.put("redis", RedisBenchmark.class);
+        STORES.put("hazelcast", HazelcastBenchmark.class);
     }
 
     private BenchmarkProfiles() {

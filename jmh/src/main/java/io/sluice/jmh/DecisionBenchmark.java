@@ -46,8 +46,17 @@ public abstract class DecisionBenchmark {
     /** Starts the servers this store needs and the limiter of the chosen implementation. */
     @Setup(Level.Trial)
     public final void startLimiter() throws Exception {
-        limiter = createLimiter(limits);
-        keyArray = keys(keys);
+        try {
+            limiter = createLimiter(limits);
+            keyArray = keys(keys);
+        } catch (Exception | Error e) {
+            // JMH skips the tear-down of a failed set-up: stop the servers here, or they outlive the run.
+            if (limiter != null) {
+                limiter.close();
+            }
+            stopServers();
+            throw e;
+        }
     }
 
     /** Stops the limiter, then the servers. */
@@ -77,7 +86,7 @@ public abstract class DecisionBenchmark {
         return pattern.keys();
     }
 
-    /** Stops what {@link #createLimiter} started, after the limiter is closed. */
+    /** Stops what {@link #createLimiter} started (if it started), after the limiter is closed. */
     protected void stopServers() throws Exception {
     }
 

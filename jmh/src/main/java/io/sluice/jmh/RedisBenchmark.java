@@ -28,6 +28,8 @@ public class RedisBenchmark extends DecisionBenchmark {
 
     @Override
     protected void stopServers() {
-        redis.close();
+        if (redis != null) {
+            redis.close();
+        }
     }
 }
