@@ -1,0 +1,250 @@
+package io.sluice.algorithms;
+
+import io.sluice.api.Limit;
+
+/**
+ * The rules of docs/algorithms.md computed the way a Lua script computes them: on doubles,
+ * with {@code math.floor} for integer division. Every intermediate value is checked to be
+ * an integer below 2^53, the range in which doubles are exact.
+ */
+final class DoubleArithmetic {
+
+    private static final double EXACT_LIMIT = 9_007_199_254_740_992.0;
+
+    /** What a transition reports, as a Lua script would return it. */
+    record Outcome(boolean allowed, boolean costExceedsCapacity, double remaining, double resetAfter,
+                   double retryAfter, double[] state) {
+    }
+
+    private DoubleArithmetic() {
+    }
+
+    static Outcome apply(long[] stored, long nowMicros, Limit limit, long cost) {
+        double[] state = null;
+        if (stored != null) {
+            state = new double[stored.length];
+            for (int i = 0; i < stored.length; i++) {
+                state[i] = exact(stored[i]);
+            }
+        }
+        double t = exact(nowMicros);
+        double c = exact(cost);
+        double p = exact(limit.permits());
+        double b = exact(limit.burst());
+        double d = exact(limit.periodMicros());
+        switch (limit.algorithm().name()) {
+            case "fixed-window":
+                return fixedWindow(state, t, p, d, c);
+            case "sliding-log":
+                return slidingLog(state, t, p, d, c);
+            case "sliding-window-counter":
+                return slidingWindowCounter(state, t, p, d, c);
+            case "token-bucket":
+                return tokenBucket(state, t, p, b, d, c);
+            case "gcra":
+                return gcra(state, t, p, b, d, c);
+            default:
+                throw new IllegalArgumentException(limit.algorithm().name());
+        }
+    }
+
+    private static Outcome fixedWindow(double[] s, double t, double p, double d, double c) {
+        double tag = 257;
+        boolean stored = s != null && s.length == 3 && s[0] == tag;
+        double a = stored ? Math.max(t, s[1]) : t;
+        double ws = sub(a, mod(a, d));
+        double count = stored && s[1] == ws ? s[2] : 0;
+        double end = sub(add(ws, d), t);
+        if (c > p) {
+            return new Outcome(false, true, Math.max(0, sub(p, count)), count > 0 ? end : 0, 0, s);
+        }
+        if (add(count, c) <= p) {
+            return new Outcome(true, false, sub(sub(p, count), c), end, 0, new double[] {tag, ws, add(count, c)});
+        }
+        return new Outcome(false, false, Math.max(0, sub(p, count)), end, end, s);
+    }
+
+    private static Outcome slidingLog(double[] s, double t, double p, double d, double c) {
+        double tag = 513;
+        int end = s != null && s.length % 2 == 1 && s[0] == tag ? s.length : 1;
+        int first = 1;
+        while (first < end && s[first] <= sub(t, d)) {
+            first += 2;
+        }
+        double used = 0;
+        for (int i = first; i < end; i += 2) {
+            used = add(used, s[i + 1]);
+        }
+        boolean empty = first == end;
+        double last = empty ? 0 : s[end - 2];
+        double allExpire = empty ? 0 : sub(add(last, d), t);
+        if (c > p) {
+            return new Outcome(false, true, Math.max(0, sub(p, used)), allExpire, 0, s);
+        }
+        if (add(used, c) <= p) {
+            double te = empty ? t : Math.max(t, last);
+            double[] next;
+            if (!empty && te == last) {
+                next = new double[1 + end - first];
+                System.arraycopy(s, first, next, 1, end - first);
+                next[next.length - 1] = add(next[next.length - 1], c);
+            } else {
+                next = new double[3 + end - first];
+                if (!empty) {
+                    System.arraycopy(s, first, next, 1, end - first);
+                }
+                next[next.length - 2] = te;
+                next[next.length - 1] = c;
+            }
+            next[0] = tag;
+            return new Outcome(true, false, sub(sub(p, used), c), sub(add(te, d), t), 0, next);
+        }
+        double freed = 0;
+        int k = first;
+        while (add(sub(used, freed), c) > p) {
+            freed = add(freed, s[k + 1]);
+            k += 2;
+        }
+        return new Outcome(false, false, Math.max(0, sub(p, used)), allExpire, sub(add(s[k - 2], d), t), s);
+    }
+
+    private static Outcome slidingWindowCounter(double[] s, double t, double p, double d, double c) {
+        double tag = 769;
+        boolean stored = s != null && s.length == 4 && s[0] == tag;
+        double a = stored ? Math.max(t, s[1]) : t;
+        double ws = sub(a, mod(a, d));
+        double e = sub(a, ws);
+        double cur = 0;
+        double prev = 0;
+        if (stored && s[1] == ws) {
+            cur = s[2];
+            prev = s[3];
+        } else if (stored && s[1] == sub(ws, d)) {
+            prev = s[2];
+        }
+        double step = Math.max(1, div(d, 1_048_576));
+        double den = div(d, step);
+        double est = add(weighted(prev, e, d, step, den), cur);
+        if (c > p) {
+            return new Outcome(false, true, Math.max(0, sub(p, est)),
+                    swcReset(ws, cur, prev, t, d, step, den), 0, s);
+        }
+        if (add(est, c) <= p) {
+            double next = add(cur, c);
+            return new Outcome(true, false, sub(sub(p, est), c), swcReset(ws, next, prev, t, d, step, den), 0,
+                    new double[] {tag, ws, next, prev});
+        }
+        double r = sub(sub(p, c), cur);
+        double retryAt = r >= 0
+                ? add(ws, Math.max(e, firstFit(prev, r, d, step, den)))
+                : add(add(ws, d), firstFit(cur, sub(p, c), d, step, den));
+        return new Outcome(false, false, Math.max(0, sub(p, est)), swcReset(ws, cur, prev, t, d, step, den),
+                sub(retryAt, t), s);
+    }
+
+    private static double weighted(double n, double e, double d, double step, double den) {
+        return div(mul(n, div(sub(d, e), step)), den);
+    }
+
+    private static double firstFit(double n, double r, double d, double step, double den) {
+        if (n == 0) {
+            return 0;
+        }
+        double nmax = div(sub(mul(add(r, 1), den), 1), n);
+        if (nmax >= den) {
+            return 0;
+        }
+        return add(sub(d, mul(add(nmax, 1), step)), 1);
+    }
+
+    private static double swcReset(double ws, double cur, double prev, double t, double d, double step,
+                                   double den) {
+        if (cur > 0) {
+            return sub(add(add(ws, d), firstFit(cur, 0, d, step, den)), t);
+        }
+        if (prev > 0) {
+            return Math.max(0, sub(add(ws, firstFit(prev, 0, d, step, den)), t));
+        }
+        return 0;
+    }
+
+    private static Outcome tokenBucket(double[] s, double t, double p, double b, double d, double c) {
+        double tag = 1025;
+        double interval = div(sub(add(d, p), 1), p);
+        boolean stored = s != null && s.length == 3 && s[0] == tag;
+        double tokens = stored ? s[1] : b;
+        double last = stored ? s[2] : t;
+        if (t > last) {
+            double n = div(sub(t, last), interval);
+            if (add(tokens, n) >= b) {
+                tokens = b;
+                last = t;
+            } else {
+                tokens = add(tokens, n);
+                last = add(last, mul(n, interval));
+            }
+        }
+        tokens = Math.min(tokens, b);
+        double progress = sub(t, last);
+        if (c > b) {
+            return new Outcome(false, true, tokens, bucketReset(tokens, b, interval, progress), 0, s);
+        }
+        if (tokens >= c) {
+            double remaining = sub(tokens, c);
+            return new Outcome(true, false, remaining, bucketReset(remaining, b, interval, progress), 0,
+                    new double[] {tag, remaining, last});
+        }
+        return new Outcome(false, false, tokens, bucketReset(tokens, b, interval, progress),
+                sub(mul(sub(c, tokens), interval), progress), s);
+    }
+
+    private static double bucketReset(double remaining, double b, double interval, double progress) {
+        return remaining == b ? 0 : sub(mul(sub(b, remaining), interval), progress);
+    }
+
+    private static Outcome gcra(double[] s, double t, double p, double b, double d, double c) {
+        double tag = 1281;
+        double interval = div(sub(add(d, p), 1), p);
+        double tau = mul(b, interval);
+        boolean stored = s != null && s.length == 2 && s[0] == tag;
+        double tat0 = stored ? Math.max(s[1], t) : t;
+        double owed = sub(tat0, t);
+        if (c > b) {
+            return new Outcome(false, true, div(Math.max(0, sub(tau, owed)), interval), owed, 0, s);
+        }
+        double next = add(tat0, mul(c, interval));
+        if (sub(next, t) <= tau) {
+            return new Outcome(true, false, div(sub(tau, sub(next, t)), interval), sub(next, t), 0,
+                    new double[] {tag, next});
+        }
+        return new Outcome(false, false, div(Math.max(0, sub(tau, owed)), interval), owed,
+                sub(sub(next, t), tau), s);
+    }
+
+    private static double add(double a, double b) {
+        return exact(a + b);
+    }
+
+    private static double sub(double a, double b) {
+        return exact(a - b);
+    }
+
+    private static double mul(double a, double b) {
+        return exact(a * b);
+    }
+
+    private static double div(double a, double b) {
+        return exact(Math.floor(exact(a) / exact(b)));
+    }
+
+    private static double mod(double a, double b) {
+        return sub(a, mul(div(a, b), b));
+    }
+
+    private static double exact(double value) {
+        if (!(Math.abs(value) < EXACT_LIMIT) || value != Math.rint(value)) {
+            throw new AssertionError("intermediate value not an integer below 2^53: " + value);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,97 @@
+package io.sluice.algorithms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/** KeyState on random limits and requests: encoding, all-or-nothing charging, expiry. */
+class KeyStateProperties {
+
+    record Request(long waitMicros, long cost, int limitCount) {
+    }
+
+    record Run(List<Limit> limits, long startMicros, List<Request> requests) {
+    }
+
+    @Provide
+    Arbitrary<Run> runs() {
+        Arbitrary<Limit> limit = Arbitraries.of(Algorithms.all()).flatMap(Scenarios::smallLimits);
+        Arbitrary<List<Limit>> limits = limit.list().ofMinSize(1).ofMaxSize(4).map(list -> {
+            List<Limit> named = new ArrayList<>();
+            for (int i = 0; i < list.size(); i++) {
+                named.add(list.get(i).named("limit-" + i));
+            }
+            return named;
+        });
+        Arbitrary<Request> request = Combinators.combine(
+                Arbitraries.oneOf(Arbitraries.longs().between(0, 1_000), Arbitraries.longs().between(0, 20_000_000)),
+                Arbitraries.oneOf(Arbitraries.just(1L), Arbitraries.longs().between(1, 60)),
+                Arbitraries.integers().between(1, 4)).as(Request::new);
+        return Combinators.combine(limits, Arbitraries.longs().between(0, 1_000_000_000_000L),
+                request.list().ofMaxSize(40)).as((l, start, r) -> new Run(l, Scenarios.EPOCH_2025 + start, r));
+    }
+
+    @Property(tries = 200)
+    void decidesAllOrNothingAsEachLimitAloneWouldAndRoundTrips(@ForAll("runs") Run run) {
+        KeyState state = KeyState.empty();
+        long now = run.startMicros();
+        for (Request request : run.requests()) {
+            now += request.waitMicros();
+            // A prefix of the limits, so that a key's state also holds limits not in this request.
+            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            byte[] before = state.encode();
+            boolean allAdmit = true;
+            for (Limit limit : limits) {
+                allAdmit &= KeyState.decode(before).apply(List.of(limit), now, request.cost()).allowed();
+            }
+            Decision decision = state.apply(limits, now, request.cost());
+            assertThat(decision.allowed()).isEqualTo(allAdmit);
+            assertThat(limits).contains(decision.binding());
+
+            byte[] after = state.encode();
+            assertThat(KeyState.decode(after).encode()).isEqualTo(after);
+            long probe = now + 1_000;
+            for (Limit limit : run.limits()) {
+                KeyState expected = KeyState.decode(before);
+                if (decision.allowed() && limits.contains(limit)) {
+                    expected.apply(List.of(limit), now, request.cost());
+                }
+                assertThat(KeyState.decode(after).apply(List.of(limit), probe, 1))
+                        .as("limit %s after %s", limit.name(), decision)
+                        .isEqualTo(expected.apply(List.of(limit), probe, 1));
+            }
+        }
+    }
+
+    @Property(tries = 200)
+    void holdsEachStateUntilItExpires(@ForAll("runs") Run run) {
+        KeyState state = KeyState.empty();
+        long now = run.startMicros();
+        for (Request request : run.requests()) {
+            now += request.waitMicros();
+            state.apply(run.limits(), now, request.cost());
+        }
+        long expiresAt = state.expiresAtMicros();
+        assertThat(state.isEmpty()).isEqualTo(expiresAt == 0);
+        if (state.isEmpty()) {
+            return;
+        }
+        assertThat(run.limits()).anySatisfy(limit -> assertThat(state.holds(limit.name(), expiresAt - 1)).isTrue());
+        assertThat(run.limits()).allSatisfy(limit -> assertThat(state.holds(limit.name(), expiresAt)).isFalse());
+        // A fresh state equals an expired one: a request at the expiry drops them all and keeps only its own.
+        Limit other = Limit.of(Algorithms.GCRA, 1, java.time.Duration.ofSeconds(1)).named("other");
+        state.apply(List.of(other), expiresAt, 1);
+        assertThat(run.limits()).allSatisfy(limit -> assertThat(state.holds(limit.name(), expiresAt)).isFalse());
+        assertThat(state.holds("other", expiresAt)).isTrue();
+        assertThat(KeyState.decode(state.encode()).expiresAtMicros()).isEqualTo(expiresAt + 1_000_000);
+    }
+}

@@ -1,0 +1,59 @@
+package io.sluice.core;
+
+import io.sluice.api.Store;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/** Builds a {@link PolicyLimiter}. Not thread-safe; the limiter it builds is. */
+public final class PolicyLimiterBuilder {
+
+    private Supplier<PolicyConfig> config;
+    private Store store;
+    private TierResolver tierResolver;
+
+    PolicyLimiterBuilder() {
+    }
+
+    /** A fixed policy. */
+    public PolicyLimiterBuilder config(PolicyConfig config) {
+        Objects.requireNonNull(config, "config");
+        this.config = () -> config;
+        return this;
+    }
+
+    /** A policy that is swapped when its file changes: each request uses the one in force when it starts. */
+    public PolicyLimiterBuilder config(ReloadingPolicyConfig config) {
+        this.config = Objects.requireNonNull(config, "config")::current;
+        return this;
+    }
+
+    /** The store that keeps the limits' state. */
+    public PolicyLimiterBuilder store(Store store) {
+        this.store = Objects.requireNonNull(store, "store");
+        return this;
+    }
+
+    /**
+     * Where API keys' tiers come from, instead of the policy file's {@code api-keys} list
+     * (which is then ignored; its {@code unknown} rule still applies).
+     */
+    public PolicyLimiterBuilder tierResolver(TierResolver tierResolver) {
+        this.tierResolver = Objects.requireNonNull(tierResolver, "tierResolver");
+        return this;
+    }
+
+    /**
+     * Builds the limiter.
+     *
+     * @throws IllegalStateException when the config or the store was not set
+     */
+    public PolicyLimiter build() {
+        if (config == null) {
+            throw new IllegalStateException("a policy limiter needs a config");
+        }
+        if (store == null) {
+            throw new IllegalStateException("a policy limiter needs a store");
+        }
+        return new StorePolicyLimiter(config, store, tierResolver);
+    }
+}

@@ -1,0 +1,128 @@
+package io.sluice.core;
+
+import io.sluice.api.Decision;
+import io.sluice.api.FailurePolicy;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Runs a request's {@link Plan}: one store call per step, in order, stopping at the first
+ * denial. The client's limits are one call (all-or-nothing in the store). An endpoint's
+ * global limits live under another key, so they are a second call made only once the
+ * client's limits admitted the request: if the global limits then deny, the client's
+ * charge stays (over-counting the client, never over-admitting; see docs/configuration.md).
+ */
+final class StorePolicyLimiter implements PolicyLimiter {
+
+    private static final System.Logger LOGGER = System.getLogger(PolicyLimiter.class.getName());
+
+    private final Supplier<PolicyConfig> config;
+    private final Store store;
+    private final TierResolver tierResolver;
+    private final ThrottledLog storeFailures = new ThrottledLog(LOGGER);
+    private final ThrottledLog resolverFailures = new ThrottledLog(LOGGER);
+
+    StorePolicyLimiter(Supplier<PolicyConfig> config, Store store, TierResolver tierResolver) {
+        this.config = config;
+        this.store = store;
+        this.tierResolver = tierResolver;
+    }
+
+    @Override
+    public PolicyDecision decide(ApiRequest request) {
+        return decideAsync(request).toCompletableFuture().join();
+    }
+
+    @Override
+    public CompletionStage<PolicyDecision> decideAsync(ApiRequest request) {
+        Objects.requireNonNull(request, "request");
+        // One configuration for the whole request, whatever a reload swaps in meanwhile.
+        PolicyConfig policy = config.get();
+        Optional<String> tier = request.apiKey().flatMap(key -> tierOf(key, policy));
+        PolicyConfig.Resolution resolution = policy.resolve(request, tier);
+        Plan plan = resolution.plan();
+        if (plan == null) {
+            EndpointRule endpoint = resolution.endpoint();
+            boolean allowed = policy.shadow();
+            return CompletableFuture.completedFuture(new PolicyDecision(allowed, allowed, resolution.unknownKey(),
+                    null, null, endpoint == null ? null : endpoint.name(), endpoint == null ? 1 : endpoint.cost(),
+                    List.of()));
+        }
+        return run(policy, resolution, 0, null);
+    }
+
+    private Optional<String> tierOf(String apiKey, PolicyConfig policy) {
+        if (tierResolver == null) {
+            return policy.listedTierOf(apiKey);
+        }
+        try {
+            return Objects.requireNonNull(tierResolver.tierOf(apiKey), "TierResolver answered null");
+        } catch (RuntimeException e) {
+            resolverFailures.warn("tier resolver failed; keys are treated as unknown meanwhile", e);
+            return Optional.empty();
+        }
+    }
+
+    private CompletionStage<PolicyDecision> run(PolicyConfig policy, PolicyConfig.Resolution resolution, int index,
+                                                Decision tightest) {
+        Plan plan = resolution.plan();
+        if (index == plan.steps().size()) {
+            return CompletableFuture.completedFuture(decision(true, false, resolution, tightest));
+        }
+        Plan.Step step = plan.steps().get(index);
+        String key = step.globalKey() != null ? step.globalKey() : resolution.clientKey();
+        return apply(key, step.limits(), plan.cost(), policy.failurePolicy()).thenCompose(stepDecision -> {
+            if (!stepDecision.allowed()) {
+                // A shadow step reports its denial but lets the request through.
+                return CompletableFuture.completedFuture(
+                        decision(step.shadow(), step.shadow(), resolution, stepDecision));
+            }
+            return run(policy, resolution, index + 1, tighter(tightest, stepDecision));
+        });
+    }
+
+    private CompletionStage<Decision> apply(String key, List<Limit> limits, long cost, FailurePolicy failurePolicy) {
+        try {
+            return store.apply(key, limits, cost).exceptionally(failure -> unavailable(limits, failurePolicy, failure));
+        } catch (RuntimeException e) {
+            // A store that fails before returning a stage is as unavailable as one that fails later.
+            return CompletableFuture.completedFuture(unavailable(limits, failurePolicy, e));
+        }
+    }
+
+    private Decision unavailable(List<Limit> limits, FailurePolicy failurePolicy, Throwable failure) {
+        storeFailures.warn("store failed; requests are " + (failurePolicy == FailurePolicy.FAIL_OPEN
+                ? "admitted" : "denied") + " meanwhile (failure-policy " + failurePolicy + ")", failure);
+        return Decision.storeUnavailable(limits.get(0), failurePolicy == FailurePolicy.FAIL_OPEN);
+    }
+
+    /**
+     * The decision that fills the headers among admitted steps: a store failure first (so
+     * that it shows), else the one with the least remaining, the earlier on ties.
+     */
+    private static Decision tighter(Decision current, Decision next) {
+        if (current == null) {
+            return next;
+        }
+        if (current.reason() == Decision.Reason.STORE_UNAVAILABLE) {
+            return current;
+        }
+        if (next.reason() == Decision.Reason.STORE_UNAVAILABLE) {
+            return next;
+        }
+        return next.remaining() < current.remaining() ? next : current;
+    }
+
+    private static PolicyDecision decision(boolean allowed, boolean shadowDenied, PolicyConfig.Resolution resolution,
+                                           Decision decision) {
+        Plan plan = resolution.plan();
+        return new PolicyDecision(allowed, shadowDenied, resolution.unknownKey(), decision, plan.tier().name(),
+                plan.endpoint() == null ? null : plan.endpoint().name(), plan.cost(), plan.limits());
+    }
+}

@@ -1,0 +1,34 @@
+package io.sluice.store.hazelcast;
+
+import com.hazelcast.nio.serialization.DataSerializableFactory;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+
+/**
+ * Creates this store's entry processors when a member reads them. Registered under
+ * {@link #FACTORY_ID} by {@link HazelcastStore#configureSerialization} or by a member's
+ * declarative configuration (Hazelcast instantiates it by its name).
+ */
+final class ProcessorFactory implements DataSerializableFactory {
+
+    /** "Sluc" in ASCII: a fixed id that no other library is likely to use. */
+    static final int FACTORY_ID = 0x536C7563;
+
+    static final int APPLY_LIMITS = 1;
+    static final int WRITE_STATE = 2;
+    static final int HOLDS_STATE = 3;
+
+    @Override
+    public IdentifiedDataSerializable create(int typeId) {
+        switch (typeId) {
+            case APPLY_LIMITS:
+                return new ApplyLimits();
+            case WRITE_STATE:
+                return new WriteState();
+            case HOLDS_STATE:
+                return new HoldsState();
+            default:
+                // Hazelcast turns null into an error naming the factory and the type id.
+                return null;
+        }
+    }
+}

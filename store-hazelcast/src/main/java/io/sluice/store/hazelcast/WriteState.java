@@ -1,0 +1,90 @@
+package io.sluice.store.hazelcast;
+
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.ExtendedMapEntry;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.sluice.algorithms.KeyState;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Writes a state that the owner computed, with its time to live: on the owner itself, and
+ * as the backup processor on every backup, which so stores exactly the owner's bytes and
+ * never decides anything with its own clock. Its result type is {@link ApplyLimits}' because
+ * a backup processor must have its primary's type; the result is always {@code null}.
+ */
+final class WriteState implements EntryProcessor<String, byte[], long[]>, IdentifiedDataSerializable {
+
+    /** In {@code ttlSeconds}: no Hazelcast time to live (under a test clock). */
+    static final long NO_TTL = -1;
+
+    private static final long serialVersionUID = 1L;
+    private static final long MICROS_PER_SECOND = 1_000_000;
+
+    /** The encoded state, or {@code null} to remove the entry. */
+    private byte[] value;
+    private long ttlSeconds;
+
+    /** For deserialization on a member. */
+    WriteState() {
+    }
+
+    private WriteState(byte[] value, long ttlSeconds) {
+        this.value = value;
+        this.ttlSeconds = ttlSeconds;
+    }
+
+    /**
+     * The write of {@code state} decided at {@code nowMicros}. Hazelcast keeps a time to
+     * live and an expiration time in whole seconds, truncated: the time to live is rounded
+     * up and one second added, so an entry never goes before its last limit is fully reset.
+     */
+    static WriteState of(KeyState state, long nowMicros, boolean expire) {
+        if (state.isEmpty()) {
+            return new WriteState(null, NO_TTL);
+        }
+        if (!expire) {
+            return new WriteState(state.encode(), NO_TTL);
+        }
+        long ttlMicros = Math.max(0, state.expiresAtMicros() - nowMicros);
+        long ttlSeconds = (ttlMicros + MICROS_PER_SECOND - 1) / MICROS_PER_SECOND + 1;
+        return new WriteState(state.encode(), ttlSeconds);
+    }
+
+    @Override
+    public long[] process(Map.Entry<String, byte[]> entry) {
+        if (value == null) {
+            entry.setValue(null);
+        } else if (ttlSeconds == NO_TTL) {
+            entry.setValue(value);
+        } else {
+            ((ExtendedMapEntry<String, byte[]>) entry).setValue(value, ttlSeconds, TimeUnit.SECONDS);
+        }
+        return null;
+    }
+
+    @Override
+    public int getFactoryId() {
+        return ProcessorFactory.FACTORY_ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return ProcessorFactory.WRITE_STATE;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        out.writeByteArray(value);
+        out.writeLong(ttlSeconds);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        value = in.readByteArray();
+        ttlSeconds = in.readLong();
+    }
+}

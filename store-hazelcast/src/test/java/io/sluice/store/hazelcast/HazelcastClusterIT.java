@@ -1,0 +1,316 @@
+package io.sluice.store.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.HazelcastClientOfflineException;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
+import io.sluice.api.Decision;
+import io.sluice.api.FailurePolicy;
+import io.sluice.api.Limit;
+import io.sluice.api.RateLimiter;
+import io.sluice.api.Store;
+import io.sluice.api.StoreUnavailableException;
+import io.sluice.api.TimeSource;
+import io.sluice.api.Transition;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Three real members whose clocks are 20 minutes apart, and a client, started once: limiters
+ * on every one of them share each key exactly, decide with the owner's clock, and the
+ * backups hold the owner's bytes.
+ */
+class HazelcastClusterIT {
+
+    private static final long SKEW_MICROS = Duration.ofMinutes(20).toNanos() / 1_000;
+    private static final long FROZEN_MICROS = 1_700_000_000_000_000L;
+    private static final Duration TEST_TIMEOUT = Duration.ofSeconds(30);
+
+    private static TestCluster cluster;
+    private static List<HazelcastInstance> members;
+    private static HazelcastInstance client;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = new TestCluster();
+        TimeSource system = TimeSource.system();
+        for (long skew : new long[] {-SKEW_MICROS, 0, SKEW_MICROS}) {
+            TimeSource clock = () -> system.nowMicros() + skew;
+            cluster.startMember(clock, config -> config.addMapConfig(
+                    new MapConfig("backups").setBackupCount(1).setReadBackupData(true)));
+        }
+        members = cluster.members();
+        client = cluster.startClient();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    static Stream<Algorithm> algorithms() {
+        return Algorithms.all().stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("algorithms")
+    void limitersOnEveryMemberAndAClientAdmitExactlyTheLimitOfOneKey(Algorithm algorithm) throws Exception {
+        TimeSource frozen = () -> FROZEN_MICROS;
+        Limit limit = Limit.of(algorithm, 200, Duration.ofMinutes(1));
+        List<RateLimiter> limiters = limitersEverywhere("hammer", frozen, List.of(limit));
+
+        List<Decision> decisions = hammer(limiters, "hammer-" + algorithm.name(), 800);
+
+        assertThat(decisions).noneMatch(d -> d.reason() == Decision.Reason.STORE_UNAVAILABLE);
+        assertThat(decisions).filteredOn(Decision::allowed).hasSize(200);
+    }
+
+    @Test
+    void severalLimitsOfOneKeyAreChargedTogetherAcrossMembers() throws Exception {
+        TimeSource frozen = () -> FROZEN_MICROS;
+        Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)).withBurst(300);
+        Limit window = Limit.of(Algorithms.FIXED_WINDOW, 200, Duration.ofMinutes(1));
+        List<RateLimiter> limiters = limitersEverywhere("multi", frozen, List.of(bucket, window));
+
+        List<Decision> decisions = hammer(limiters, "multi-limit", 600);
+
+        assertThat(decisions).filteredOn(Decision::allowed).hasSize(200);
+        // The window denied the rest, so the bucket was charged only for what was admitted.
+        Decision next = limiters.get(0).decide("multi-limit");
+        assertThat(next.binding()).isEqualTo(window);
+        Store store = store(members.get(0), "multi", frozen);
+        Decision bucketOnly = store.apply("multi-limit", List.of(bucket), 1).toCompletableFuture().join();
+        assertThat(bucketOnly.remaining()).isEqualTo(99);
+    }
+
+    @Test
+    void skewedMembersGiveOneAnswerPerKeyOnTheOwnersClock() throws Exception {
+        long day = Duration.ofDays(1).toNanos() / 1_000;
+        Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 100, Duration.ofDays(1));
+        List<RateLimiter> limiters = limitersEverywhere("skew", null, List.of(limit));
+        for (HazelcastInstance owner : members) {
+            String key = cluster.keyOwnedBy(owner, "skew");
+            long before = MemberClock.nowMicros(owner);
+            List<Decision> decisions = hammer(limiters, key, 300);
+            long after = MemberClock.nowMicros(owner);
+
+            assertThat(decisions).filteredOn(Decision::allowed).hasSize(100);
+            if (before / day == after / day) {
+                // Every answer names the end of the owner's window, whichever member asked;
+                // another member's clock would put it 20 minutes off.
+                long latestEnd = day - before % day;
+                long earliestEnd = day - after % day;
+                assertThat(decisions).allSatisfy(d -> assertThat(d.resetAfter().toNanos() / 1_000)
+                        .isBetween(earliestEnd, latestEnd));
+            }
+        }
+    }
+
+    @Test
+    void backupsHoldTheBytesTheOwnerComputedNotTheirOwn() {
+        String key = "backed-up";
+        HazelcastInstance owner = cluster.owner(key);
+        HazelcastInstance caller = members.stream().filter(m -> m != owner).findFirst().orElseThrow();
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1)).withBurst(20);
+        Store store = store(caller, "backups", null);
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(store.apply(key, List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+            HazelcastInstance backup = backupHolder(owner);
+            byte[] owners = owner.<String, byte[]>getMap("backups").get(key);
+            byte[] backups = backup.<String, byte[]>getMap("backups").get(key);
+            assertThat(backups).isEqualTo(owners);
+        }
+    }
+
+    @Test
+    void anEntryLivesUntilItsLimitsAreFullyResetThenGoes() throws Exception {
+        String key = "idle";
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+        Store store = store(client, "expiry", null);
+
+        Decision decision = store.apply(key, List.of(limit), 1).toCompletableFuture().join();
+
+        // Full again after 100 ms: rounded up to a second, plus Hazelcast's second of truncation.
+        assertThat(decision.resetAfter()).isEqualTo(Duration.ofMillis(100));
+        IMap<String, byte[]> map = members.get(0).getMap("expiry");
+        assertThat(map.getEntryView(key).getTtl()).isEqualTo(2_000);
+        assertThat(store.holdsState(key, limit).toCompletableFuture().join()).isTrue();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (map.containsKey(key) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(map.containsKey(key)).isFalse();
+        assertThat(store.holdsState(key, limit).toCompletableFuture().join()).isFalse();
+    }
+
+    @Test
+    void aKeyThatDoesNotAnswerInTimeIsAStoreFailureNotADenial() {
+        String key = "locked";
+        Limit limit = Limit.of(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        IMap<String, byte[]> map = members.get(0).getMap("locked");
+        Store store = HazelcastStore.builder(members.get(1)).mapName("locked")
+                .timeout(Duration.ofMillis(200)).build();
+        map.lock(key);
+        try {
+            assertThatThrownBy(() -> store.apply(key, List.of(limit), 1).toCompletableFuture().join())
+                    .isInstanceOf(CompletionException.class)
+                    .cause().isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("did not answer within PT0.2S")
+                    .cause().isInstanceOf(TimeoutException.class);
+            Decision closed = RateLimiter.builder().limit(limit).store(store).build().decide(key);
+            assertThat(closed.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(closed.allowed()).isFalse();
+            Decision open = RateLimiter.builder().limit(limit).store(store)
+                    .failurePolicy(FailurePolicy.FAIL_OPEN).build().decide(key);
+            assertThat(open.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(open.allowed()).isTrue();
+        } finally {
+            map.unlock(key);
+        }
+    }
+
+    @Test
+    void noReachableClusterIsAStoreFailureWithTheCause() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        ClientConfig config = new ClientConfig();
+        config.setClusterName("nobody-" + closedPort);
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.getNetworkConfig().addAddress("127.0.0.1:" + closedPort);
+        config.getConnectionStrategyConfig().setAsyncStart(true)
+                .setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC);
+        HazelcastInstance offline = HazelcastClient.newHazelcastClient(config);
+        try {
+            Limit limit = Limit.of(Algorithms.SLIDING_LOG, 10, Duration.ofSeconds(1));
+            Store store = HazelcastStore.builder(offline).build();
+            assertThatThrownBy(() -> store.apply("anyone", List.of(limit), 1).toCompletableFuture().join())
+                    .cause().isInstanceOf(StoreUnavailableException.class)
+                    .cause().isInstanceOf(HazelcastClientOfflineException.class);
+            Decision decision = RateLimiter.builder().limit(limit).store(store).build().decide("anyone");
+            assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+        } finally {
+            offline.shutdown();
+        }
+    }
+
+    @Test
+    void aClosedStoreFailsWithoutAsking() {
+        Store store = store(members.get(0), "closed", null);
+        store.close();
+        Limit limit = Limit.of(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> store.apply("k", List.of(limit), 1).toCompletableFuture().join())
+                .cause().isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+        assertThat(members.get(0).getLifecycleService().isRunning()).isTrue();
+    }
+
+    @Test
+    void anAlgorithmTheMembersDoNotKnowIsRefused() {
+        Algorithm custom = new Algorithm() {
+            @Override
+            public String name() {
+                return "token-bucket";
+            }
+
+            @Override
+            public void checkLimit(long permits, long burst, long periodMicros) {
+            }
+
+            @Override
+            public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+                return Transition.allowed(1, 0, new long[] {0});
+            }
+        };
+        Limit limit = Limit.of(custom, 10, Duration.ofSeconds(1));
+        Store store = store(members.get(0), "custom", null);
+        assertThatThrownBy(() -> store.apply("k", List.of(limit), 1).toCompletableFuture().join())
+                .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("built-in");
+    }
+
+    @Test
+    void badSettingsAreRefusedByName() {
+        HazelcastStore.Builder builder = HazelcastStore.builder(members.get(0));
+        assertThatThrownBy(() -> builder.mapName("")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("mapName");
+        assertThatThrownBy(() -> builder.timeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("PT0S");
+    }
+
+    private static List<RateLimiter> limitersEverywhere(String mapName, TimeSource clock, List<Limit> limits) {
+        List<RateLimiter> limiters = new ArrayList<>();
+        List<HazelcastInstance> instances = new ArrayList<>(members);
+        instances.add(client);
+        for (HazelcastInstance instance : instances) {
+            var builder = RateLimiter.builder().store(store(instance, mapName, clock));
+            limits.forEach(builder::limit);
+            limiters.add(builder.build());
+        }
+        return limiters;
+    }
+
+    private static Store store(HazelcastInstance instance, String mapName, TimeSource clock) {
+        HazelcastStore.Builder builder = HazelcastStore.builder(instance).mapName(mapName).timeout(TEST_TIMEOUT);
+        if (clock != null) {
+            builder.clockForTesting(clock);
+        }
+        return builder.build();
+    }
+
+    /** {@code requests} decisions on {@code key}, from 8 threads taking the limiters in turn. */
+    static List<Decision> hammer(List<RateLimiter> limiters, String key, int requests) throws Exception {
+        ConcurrentLinkedQueue<Decision> decisions = new ConcurrentLinkedQueue<>();
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                workers.add(threads.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < requests; i = next.getAndIncrement()) {
+                        decisions.add(limiters.get(i % limiters.size()).decide(key));
+                    }
+                }));
+            }
+            for (Future<?> worker : workers) {
+                worker.get();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        return new ArrayList<>(decisions);
+    }
+
+    /** The member other than {@code owner} that holds a backup of the map's single entry. */
+    private static HazelcastInstance backupHolder(HazelcastInstance owner) {
+        return members.stream()
+                .filter(m -> m != owner)
+                .filter(m -> m.getMap("backups").getLocalMapStats().getBackupEntryCount() > 0)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no member holds a backup"));
+    }
+}

@@ -1,0 +1,125 @@
+package io.sluice.store.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.RateLimiter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The member that owns a busy key leaves mid-load (gracefully, or killed): with one backup
+ * its state survives, so the key never admits more than its limit, and decisions go on
+ * from the new owner. A fresh cluster of three members per test.
+ */
+class MemberLossIT {
+
+    private static final int LIMIT = 1_000;
+    private static final int REQUESTS = 3 * LIMIT;
+    private static final int LOSS_AFTER_ADMITTED = 400;
+    private static final int THREADS = 4;
+
+    /** One token a day beyond the burst: nothing refills while the test runs. */
+    private static final Limit DAILY = Limit.of(Algorithms.TOKEN_BUCKET, LIMIT, Duration.ofDays(1));
+
+    private TestCluster cluster;
+
+    @BeforeEach
+    void startCluster() {
+        cluster = new TestCluster();
+        for (int i = 0; i < 3; i++) {
+            cluster.startMember();
+        }
+    }
+
+    @AfterEach
+    void stopCluster() {
+        cluster.close();
+    }
+
+    @Test
+    void theOwnerShuttingDownMidLoadLosesNoState() throws Exception {
+        loseTheOwnerMidLoad(HazelcastInstance::shutdown);
+    }
+
+    @Test
+    void theOwnerKilledMidLoadLosesNoState() throws Exception {
+        loseTheOwnerMidLoad(owner -> owner.getLifecycleService().terminate());
+    }
+
+    private void loseTheOwnerMidLoad(Consumer<HazelcastInstance> loss) throws Exception {
+        String key = "busy";
+        HazelcastInstance owner = cluster.owner(key);
+        List<RateLimiter> limiters = new ArrayList<>();
+        for (HazelcastInstance member : cluster.members()) {
+            if (member != owner) {
+                limiters.add(RateLimiter.builder().limit(DAILY).store(HazelcastStore.builder(member)
+                        .timeout(Duration.ofSeconds(60)).build()).build());
+            }
+        }
+        AtomicInteger sent = new AtomicInteger();
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger admittedAfterLoss = new AtomicInteger();
+        AtomicInteger unavailable = new AtomicInteger();
+        AtomicInteger answeredAfterLoss = new AtomicInteger();
+        AtomicInteger lost = new AtomicInteger();
+
+        ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            workers.add(threads.submit(() -> {
+                for (int i = sent.getAndIncrement(); i < REQUESTS; i = sent.getAndIncrement()) {
+                    boolean afterLoss = lost.get() == 1;
+                    Decision decision = limiters.get(i % limiters.size()).decide(key);
+                    if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE) {
+                        unavailable.incrementAndGet();
+                        continue;
+                    }
+                    if (afterLoss) {
+                        answeredAfterLoss.incrementAndGet();
+                    }
+                    if (decision.allowed()) {
+                        admitted.incrementAndGet();
+                        if (afterLoss) {
+                            admittedAfterLoss.incrementAndGet();
+                        }
+                    }
+                }
+            }));
+        }
+        while (admitted.get() < LOSS_AFTER_ADMITTED) {
+            Thread.sleep(1);
+        }
+        loss.accept(owner);
+        lost.set(1);
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        threads.shutdownNow();
+
+        // A lost state would start the bucket afresh at the new owner: up to 1,400 admitted.
+        assertThat(admitted.get()).isLessThanOrEqualTo(LIMIT);
+        assertThat(answeredAfterLoss.get()).isPositive();
+        assertThat(admittedAfterLoss.get()).isPositive();
+        assertThat(unavailable.get()).isZero();
+        Decision next = limiters.get(0).decide(key);
+        assertThat(next.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+        // The new owner's copy, which was a backup, kept its time to live.
+        HazelcastInstance newOwner = cluster.owner(key);
+        assertThat(newOwner).isNotSameAs(owner);
+        long ttlMillis = newOwner.getMap(HazelcastStore.DEFAULT_MAP_NAME).getEntryView(key).getTtl();
+        assertThat(ttlMillis).isBetween(1_000L, Duration.ofDays(1).plusSeconds(2).toMillis());
+    }
+}

@@ -1,0 +1,194 @@
+package io.sluice.store.redis;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.Decisions;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreCapabilities;
+import io.sluice.api.StoreUnavailableException;
+import io.sluice.api.TimeSource;
+import io.sluice.api.Transition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The Redis store: one {@code EVALSHA} of {@link LuaScript#DECIDE} per decision, over one
+ * Lettuce connection (standalone or cluster), with Redis {@code TIME} as the clock.
+ */
+final class LettuceStore implements Store {
+
+    /** Redis answers per limit: outcome, remaining, resetAfter, retryAfter. */
+    private static final int REPLY_FIELDS = 4;
+    private static final long DENIED = 0;
+    private static final long ALLOWED = 1;
+    private static final long COST_EXCEEDS_CAPACITY = 2;
+    private static final int ARGS_PER_LIMIT = 4;
+    /** An admitted transition's state stays in Redis; the Java side never sees it. */
+    private static final long[] STATE_IN_REDIS = new long[0];
+
+    /** The commands of one open connection, and how to close it (and the client the store owns). */
+    record Connection(RedisScriptingAsyncCommands<String, String> commands, Runnable closer) {
+    }
+
+    private final RedisScriptingAsyncCommands<String, String> commands;
+    private final Runnable closer;
+    private final Duration commandTimeout;
+    private final TimeSource clockForTesting;
+
+    /**
+     * @param closer closes the connection, and the client when the store created it
+     * @param clockForTesting the test-only clock override, or {@code null} for Redis {@code TIME}
+     */
+    LettuceStore(RedisScriptingAsyncCommands<String, String> commands, Runnable closer,
+                 Duration commandTimeout, TimeSource clockForTesting) {
+        this.commands = commands;
+        this.closer = closer;
+        this.commandTimeout = commandTimeout;
+        this.clockForTesting = clockForTesting;
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return new StoreCapabilities(true, true, true);
+    }
+
+    @Override
+    public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+        String hashTag = RedisKeys.hashTag(key);
+        String[] keys = new String[limits.size()];
+        String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
+        args[0] = clock();
+        args[1] = Long.toString(cost);
+        for (int i = 0; i < limits.size(); i++) {
+            Limit limit = limits.get(i);
+            keys[i] = RedisKeys.key(hashTag, limit.name());
+            int a = 2 + ARGS_PER_LIMIT * i;
+            args[a] = Integer.toString(algorithmId(limit));
+            args[a + 1] = Long.toString(limit.permits());
+            args[a + 2] = Long.toString(limit.burst());
+            args[a + 3] = Long.toString(limit.periodMicros());
+        }
+        return this.<List<Object>>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args)
+                .thenApply(reply -> decision(limits, reply));
+    }
+
+    @Override
+    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
+        String[] keys = {RedisKeys.key(RedisKeys.hashTag(key), limit.name())};
+        return this.<Long>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys, new String[] {clock()})
+                .thenApply(held -> held == 1L);
+    }
+
+    @Override
+    public void close() {
+        closer.run();
+    }
+
+    /**
+     * Runs a script: {@code EVALSHA}, and only when that node answers {@code NOSCRIPT} (it
+     * never ran the script) once more with {@code EVAL}, which also loads it on that node.
+     * Nothing else is retried: a command that failed or timed out may have run, and running
+     * it again could charge a request twice. A timed-out command is cancelled so that
+     * Lettuce never sends it after a reconnect.
+     */
+    private <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys,
+                                         String[] args) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        RedisFuture<T> first = commands.evalsha(script.sha1(), type, keys, args);
+        AtomicReference<RedisFuture<T>> inFlight = new AtomicReference<>(first);
+        first.whenComplete((reply, error) -> {
+            if (error == null) {
+                result.complete(reply);
+            } else if (unwrap(error) instanceof RedisNoScriptException && !result.isDone()) {
+                RedisFuture<T> retry = commands.eval(script.body(), type, keys, args);
+                inFlight.set(retry);
+                if (result.isDone()) {
+                    retry.cancel(false);
+                }
+                retry.whenComplete((retried, retryError) -> complete(result, retried, retryError));
+            } else {
+                complete(result, null, error);
+            }
+        });
+        result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        CompletableFuture<T> outcome = new CompletableFuture<>();
+        result.whenComplete((reply, error) -> {
+            if (error == null) {
+                outcome.complete(reply);
+                return;
+            }
+            Throwable cause = unwrap(error);
+            if (cause instanceof TimeoutException) {
+                inFlight.get().cancel(false);
+                outcome.completeExceptionally(new StoreUnavailableException(
+                        "Redis did not answer within " + commandTimeout.toMillis() + " ms", cause));
+            } else {
+                outcome.completeExceptionally(cause instanceof StoreUnavailableException ? cause
+                        : new StoreUnavailableException("Redis failed: " + cause, cause));
+            }
+        });
+        return outcome;
+    }
+
+    private static <T> void complete(CompletableFuture<T> result, T reply, Throwable error) {
+        if (error == null) {
+            result.complete(reply);
+        } else {
+            result.completeExceptionally(error);
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    private String clock() {
+        return clockForTesting == null ? "redis" : "test:" + clockForTesting.nowMicros();
+    }
+
+    private static int algorithmId(Limit limit) {
+        int index = Algorithms.all().indexOf(limit.algorithm());
+        if (index < 0) {
+            throw new IllegalArgumentException("the Redis store runs only the built-in algorithms of "
+                    + "io.sluice.algorithms.Algorithms, not '" + limit.algorithm().name() + "' of limit "
+                    + limit.name());
+        }
+        return index + 1;
+    }
+
+    private static Decision decision(List<Limit> limits, List<Object> reply) {
+        if (reply.size() != REPLY_FIELDS * limits.size()) {
+            throw new StoreUnavailableException("unexpected reply from the Redis script: " + reply);
+        }
+        List<Transition> transitions = new ArrayList<>(limits.size());
+        for (int i = 0; i < limits.size(); i++) {
+            int f = REPLY_FIELDS * i;
+            long outcome = (Long) reply.get(f);
+            long remaining = (Long) reply.get(f + 1);
+            long resetAfter = (Long) reply.get(f + 2);
+            long retryAfter = (Long) reply.get(f + 3);
+            if (outcome == ALLOWED) {
+                transitions.add(Transition.allowed(remaining, resetAfter, STATE_IN_REDIS));
+            } else if (outcome == DENIED) {
+                transitions.add(Transition.denied(remaining, resetAfter, retryAfter, null));
+            } else if (outcome == COST_EXCEEDS_CAPACITY) {
+                transitions.add(Transition.costExceedsCapacity(remaining, resetAfter, null));
+            } else {
+                throw new StoreUnavailableException("unexpected outcome from the Redis script: " + reply);
+            }
+        }
+        return Decisions.combine(limits, transitions);
+    }
+}

@@ -1,0 +1,203 @@
+package io.sluice.store.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.sluice.api.Store;
+import io.sluice.api.TimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Creates the Redis store: limits' state in Redis or Redis Cluster, decided by Lua scripts
+ * next to the data, one {@code EVALSHA} per decision, with Redis {@code TIME} as the clock.
+ *
+ * <pre>{@code
+ * Store store = RedisStore.standalone(RedisURI.create("rediss://:secret@redis.internal:6379"))
+ *         .commandTimeout(Duration.ofMillis(5))
+ *         .build();
+ * Store clustered = RedisStore.cluster(RedisURI.create("redis://node-1:6379"),
+ *         RedisURI.create("redis://node-2:6379")).build();
+ * RateLimiter limiter = RateLimiter.builder().limit(limit).store(store).build();
+ * }</pre>
+ *
+ * <p>Authentication and TLS come from the {@link RedisURI} (or the client) as Lettuce
+ * takes them. A store built from URIs creates and owns its client and closes it on
+ * {@link Store#close()}; a store built from a client opens its own connection on it and
+ * closes only that. {@code build()} connects, and fails when Redis cannot be reached.
+ *
+ * <p>A command that takes longer than the {@linkplain Builder#commandTimeout command timeout}
+ * fails the decision with a {@link io.sluice.api.StoreUnavailableException} (the rate
+ * limiter's failure policy applies), never a denial; it is never sent again, as a second
+ * run could charge the request twice. For the same reason a client must not replay
+ * commands after a reconnect: the store's own clients reject commands while disconnected,
+ * and a given client must be configured so ({@link ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}).
+ */
+public final class RedisStore {
+
+    /** The command timeout unless {@link Builder#commandTimeout} sets another. */
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(5);
+
+    private RedisStore() {
+    }
+
+    /** A store on one Redis server (or a proxy in front of several), with its own client. */
+    public static Builder standalone(RedisURI uri) {
+        Objects.requireNonNull(uri, "uri");
+        return new Builder(() -> {
+            RedisClient client = RedisClient.create(uri);
+            client.setOptions(ClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+            return open(client, true);
+        });
+    }
+
+    /**
+     * A store on a connection of its own from {@code client}, which must have been created
+     * with a {@link RedisURI}.
+     *
+     * @throws IllegalArgumentException when the client would send commands again after a reconnect
+     */
+    public static Builder standalone(RedisClient client) {
+        Objects.requireNonNull(client, "client");
+        checkNoReplay(client.getOptions());
+        return new Builder(() -> open(client, false));
+    }
+
+    /** A store on a Redis Cluster found from these seed nodes, with its own client. */
+    public static Builder cluster(RedisURI... seeds) {
+        return cluster(List.of(seeds));
+    }
+
+    /** A store on a Redis Cluster found from these seed nodes, with its own client. */
+    public static Builder cluster(Iterable<RedisURI> seeds) {
+        List<RedisURI> nodes = new ArrayList<>();
+        seeds.forEach(seed -> nodes.add(Objects.requireNonNull(seed, "seed")));
+        if (nodes.isEmpty()) {
+            throw new IllegalArgumentException("a Redis Cluster store needs at least one seed node: " + nodes);
+        }
+        return new Builder(() -> {
+            RedisClusterClient client = RedisClusterClient.create(nodes);
+            client.setOptions(ClusterClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers().build())
+                    .build());
+            return open(client, true);
+        });
+    }
+
+    /**
+     * A store on a connection of its own from a Redis Cluster client.
+     *
+     * @throws IllegalArgumentException when the client would send commands again after a reconnect
+     */
+    public static Builder cluster(RedisClusterClient client) {
+        Objects.requireNonNull(client, "client");
+        checkNoReplay(client.getOptions());
+        return new Builder(() -> open(client, false));
+    }
+
+    private static void checkNoReplay(ClientOptions options) {
+        if (options.isAutoReconnect()
+                && options.getDisconnectedBehavior() != ClientOptions.DisconnectedBehavior.REJECT_COMMANDS) {
+            throw new IllegalArgumentException("a client that reconnects must reject commands while "
+                    + "disconnected, or a decision could be sent twice and charge a request twice: "
+                    + "disconnectedBehavior is " + options.getDisconnectedBehavior()
+                    + ", expected REJECT_COMMANDS");
+        }
+    }
+
+    private static LettuceStore.Connection open(RedisClient client, boolean ownsClient) {
+        StatefulRedisConnection<String, String> connection = connect(client, ownsClient,
+                () -> client.connect(StringCodec.UTF8));
+        return new LettuceStore.Connection(connection.async(), () -> close(connection, ownsClient ? client : null));
+    }
+
+    private static LettuceStore.Connection open(RedisClusterClient client, boolean ownsClient) {
+        StatefulRedisClusterConnection<String, String> connection = connect(client, ownsClient,
+                () -> client.connect(StringCodec.UTF8));
+        return new LettuceStore.Connection(connection.async(), () -> close(connection, ownsClient ? client : null));
+    }
+
+    private static <C> C connect(AbstractRedisClient client, boolean ownsClient,
+                                 Supplier<C> connect) {
+        try {
+            return connect.get();
+        } catch (RuntimeException e) {
+            if (ownsClient) {
+                client.shutdown();
+            }
+            throw e;
+        }
+    }
+
+    private static void close(AutoCloseable connection, AbstractRedisClient ownedClient) {
+        try {
+            connection.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot close the Redis connection", e);
+        } finally {
+            if (ownedClient != null) {
+                ownedClient.shutdown();
+            }
+        }
+    }
+
+    /** Settings of a Redis store. Not thread-safe; the store it builds is. */
+    public static final class Builder {
+
+        private final Supplier<LettuceStore.Connection> connector;
+        private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+        private TimeSource clockForTesting;
+
+        private Builder(Supplier<LettuceStore.Connection> connector) {
+            this.connector = connector;
+        }
+
+        /**
+         * How long a decision may wait for Redis ({@link #DEFAULT_COMMAND_TIMEOUT} unless set);
+         * after it, the decision fails as the store being unavailable.
+         *
+         * @throws IllegalArgumentException when the timeout is not positive
+         */
+        public Builder commandTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("command timeout must be positive: " + timeout);
+            }
+            this.commandTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Test-only: decide with this clock instead of Redis {@code TIME}, so that tests are
+         * deterministic. Never set it from configuration: gateways' clocks drift apart, Redis
+         * {@code TIME} does not.
+         */
+        public Builder clockForTesting(TimeSource clock) {
+            this.clockForTesting = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Connects and returns the store.
+         *
+         * @throws io.lettuce.core.RedisConnectionException when Redis cannot be reached
+         */
+        public Store build() {
+            LettuceStore.Connection connection = connector.get();
+            return new LettuceStore(connection.commands(), connection.closer(), commandTimeout, clockForTesting);
+        }
+    }
+}
