@@ -13,6 +13,13 @@ final class SlidingLog implements Algorithm {
     static final long TAG = 2 * 256 + 1;
     static final String NAME = "sliding-log";
 
+    /**
+     * The most permits a sliding log takes: it keeps one entry per admitted request, and every
+     * decision reads and rewrites the whole log, so both memory per key (about 90 KB) and the
+     * work per decision stay bounded.
+     */
+    static final long MAX_PERMITS = 10_000;
+
     @Override
     public String name() {
         return NAME;
@@ -21,6 +28,10 @@ final class SlidingLog implements Algorithm {
     @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
         Checks.burstEqualsPermits(NAME, permits, burst, periodMicros);
+        if (permits > MAX_PERMITS) {
+            throw new IllegalArgumentException(NAME + " keeps one entry per request: permits must be at most "
+                    + MAX_PERMITS + " (use sliding-window-counter or a bucket for larger limits): " + permits);
+        }
     }
 
     @Override

@@ -37,6 +37,13 @@ class AlgorithmsTest {
     }
 
     @Test
+    void slidingLogRejectsALimitWhoseLogWouldBeUnbounded() {
+        assertThat(Limit.of(Algorithms.SLIDING_LOG, 10_000, Duration.ofHours(1)).permits()).isEqualTo(10_000);
+        assertThatThrownBy(() -> Limit.of(Algorithms.SLIDING_LOG, 10_001, Duration.ofHours(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("10001");
+    }
+
+    @Test
     void bucketsRejectATooLargeBucket() {
         for (Algorithm bucket : new Algorithm[] {Algorithms.TOKEN_BUCKET, Algorithms.GCRA}) {
             // 1 permit per 366 days: T = 3.16e13us, so a burst of 36 is over 2^50us (1.13e15).

@@ -56,8 +56,9 @@ final class Scenarios {
 
     /** Limits at the largest parameters allowed, for the 2^53 checks. */
     static Arbitrary<Limit> largeLimits(Algorithm algorithm) {
-        Arbitrary<Long> permits = Arbitraries.oneOf(Arbitraries.of(1L, Limit.MAX_PERMITS),
-                Arbitraries.longs().between(1, Limit.MAX_PERMITS));
+        long maxPermits = algorithm == Algorithms.SLIDING_LOG ? SlidingLog.MAX_PERMITS : Limit.MAX_PERMITS;
+        Arbitrary<Long> permits = Arbitraries.oneOf(Arbitraries.of(1L, maxPermits),
+                Arbitraries.longs().between(1, maxPermits));
         Arbitrary<Long> period = Arbitraries.oneOf(Arbitraries.of(Limit.MAX_PERIOD.toNanos() / 1_000),
                 Arbitraries.longs().between(1, Limit.MAX_PERIOD.toNanos() / 1_000));
         Arbitrary<Long> burst = Arbitraries.oneOf(Arbitraries.of(Limit.MAX_PERMITS),

@@ -42,10 +42,17 @@ final class LettuceStore implements Store {
     record Connection(RedisScriptingAsyncCommands<String, String> commands, Runnable closer) {
     }
 
+    /** A {@code SCRIPT LOAD} and when it was sent (System.nanoTime). */
+    private record ScriptLoad(long startedAt, CompletableFuture<String> done) {
+    }
+
     private final RedisScriptingAsyncCommands<String, String> commands;
     private final Runnable closer;
     private final Duration commandTimeout;
     private final TimeSource clockForTesting;
+    /** The latest load of each script; guarded by this. */
+    private ScriptLoad decideLoad;
+    private ScriptLoad holdsLoad;
 
     /**
      * @param closer closes the connection, and the client when the store created it
@@ -97,30 +104,35 @@ final class LettuceStore implements Store {
     }
 
     /**
-     * Runs a script: {@code EVALSHA}, and only when that node answers {@code NOSCRIPT} (it
-     * never ran the script) once more with {@code EVAL}, which also loads it on that node.
-     * Nothing else is retried: a command that failed or timed out may have run, and running
-     * it again could charge a request twice. A timed-out command is cancelled so that
-     * Lettuce never sends it after a reconnect.
+     * Runs a script: {@code EVALSHA}, and only when a node answers {@code NOSCRIPT} (it never
+     * ran the script: restarted, failed over, flushed) {@code SCRIPT LOAD} (on every node of a
+     * cluster) and {@code EVALSHA} once more. Nothing else is retried: a command that failed
+     * or timed out may have run, and running it again could charge a request twice. A
+     * timed-out command is cancelled so that Lettuce never sends it after a reconnect.
      */
     private <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys,
                                          String[] args) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        long sentAt = System.nanoTime();
         RedisFuture<T> first = commands.evalsha(script.sha1(), type, keys, args);
         AtomicReference<RedisFuture<T>> inFlight = new AtomicReference<>(first);
         first.whenComplete((reply, error) -> {
-            if (error == null) {
-                result.complete(reply);
-            } else if (unwrap(error) instanceof RedisNoScriptException && !result.isDone()) {
-                RedisFuture<T> retry = commands.eval(script.body(), type, keys, args);
+            if (error == null || !(unwrap(error) instanceof RedisNoScriptException)) {
+                complete(result, reply, error);
+                return;
+            }
+            loaded(script, sentAt).whenComplete((sha, loadError) -> {
+                if (loadError != null || result.isDone()) {
+                    complete(result, null, loadError != null ? loadError : error);
+                    return;
+                }
+                RedisFuture<T> retry = commands.evalsha(script.sha1(), type, keys, args);
                 inFlight.set(retry);
                 if (result.isDone()) {
                     retry.cancel(false);
                 }
                 retry.whenComplete((retried, retryError) -> complete(result, retried, retryError));
-            } else {
-                complete(result, null, error);
-            }
+            });
         });
         result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
         CompletableFuture<T> outcome = new CompletableFuture<>();
@@ -135,11 +147,30 @@ final class LettuceStore implements Store {
                 outcome.completeExceptionally(new StoreUnavailableException(
                         "Redis did not answer within " + commandTimeout.toMillis() + " ms", cause));
             } else {
-                outcome.completeExceptionally(cause instanceof StoreUnavailableException ? cause
-                        : new StoreUnavailableException("Redis failed: " + cause, cause));
+                outcome.completeExceptionally(new StoreUnavailableException("Redis failed: " + cause, cause));
             }
         });
         return outcome;
+    }
+
+    /**
+     * A {@code SCRIPT LOAD} of the script that started after a command sent at {@code sentAt}
+     * (System.nanoTime) was sent, so that it runs after that command on its node: the one
+     * already under way when there is one, else a new one. After a restart or a flush, the
+     * many decisions in flight that all get {@code NOSCRIPT} share one load.
+     */
+    private synchronized CompletableFuture<String> loaded(LuaScript script, long sentAt) {
+        ScriptLoad load = script == LuaScript.DECIDE ? decideLoad : holdsLoad;
+        if (load == null || load.startedAt() - sentAt < 0) {
+            long startedAt = System.nanoTime();
+            load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture());
+            if (script == LuaScript.DECIDE) {
+                decideLoad = load;
+            } else {
+                holdsLoad = load;
+            }
+        }
+        return load.done();
     }
 
     private static <T> void complete(CompletableFuture<T> result, T reply, Throwable error) {

@@ -9,6 +9,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
@@ -125,8 +126,17 @@ public final class RedisStore {
     }
 
     private static LettuceStore.Connection open(RedisClusterClient client, boolean ownsClient) {
-        StatefulRedisClusterConnection<String, String> connection = connect(client, ownsClient,
-                () -> client.connect(StringCodec.UTF8));
+        StatefulRedisClusterConnection<String, String> connection = connect(client, ownsClient, () -> {
+            StatefulRedisClusterConnection<String, String> cluster = client.connect(StringCodec.UTF8);
+            // Node connections open lazily, and while one is opening a client that rejects
+            // commands when disconnected rejects them: open them now, to every master.
+            for (RedisClusterNode node : cluster.getPartitions()) {
+                if (!node.getSlots().isEmpty()) {
+                    cluster.getConnection(node.getUri().getHost(), node.getUri().getPort());
+                }
+            }
+            return cluster;
+        });
         return new LettuceStore.Connection(connection.async(), () -> close(connection, ownsClient ? client : null));
     }
 

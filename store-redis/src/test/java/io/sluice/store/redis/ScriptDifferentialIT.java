@@ -162,6 +162,9 @@ class ScriptDifferentialIT {
                     : 1 + (long) (random.nextDouble() * 100_000_000_000L);
             long permits = random.nextBoolean() ? PERMITS[random.nextInt(PERMITS.length)]
                     : 1 + random.nextInt(1_000);
+            if (algorithm == Algorithms.SLIDING_LOG) {
+                permits = Math.min(permits, 10_000); // the most a sliding log accepts
+            }
             Limit limit = Limit.of(algorithm, permits, Duration.of(period, ChronoUnit.MICROS));
             if (algorithm == Algorithms.TOKEN_BUCKET || algorithm == Algorithms.GCRA) {
                 long burst = random.nextBoolean() ? 1 + (long) (random.nextDouble() * permits * 2) : 1 + random.nextInt(20);

@@ -1,0 +1,110 @@
+package io.sluice.store.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreCapabilities;
+import io.sluice.api.StoreUnavailableException;
+import io.sluice.testkit.VirtualClock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class LocalStoreTest {
+
+    private static final long START_MICROS = 1_767_225_600_000_000L;
+
+    private final VirtualClock clock = new VirtualClock(START_MICROS);
+
+    @Test
+    void stateExpiresAtTheMicrosecondItsLimitIsFullyReset() {
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+            Decision decision = store.apply("client", List.of(limit), 10).toCompletableFuture().join();
+            assertThat(decision.resetAfter()).isEqualTo(Duration.ofSeconds(1));
+
+            clock.advanceMicros(999_999);
+            assertThat(holds(store, "client", limit)).isTrue();
+            clock.advanceMicros(1);
+            assertThat(holds(store, "client", limit)).isFalse();
+        }
+    }
+
+    @Test
+    void aKeyIsKeptUntilItsLastLimitIsReset() {
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            Limit shortLimit = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(1)).named("short");
+            Limit longLimit = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(3)).named("long");
+            store.apply("client", List.of(shortLimit, longLimit), 1).toCompletableFuture().join();
+
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(holds(store, "client", shortLimit)).isFalse();
+            assertThat(holds(store, "client", longLimit)).isTrue();
+            clock.advance(Duration.ofSeconds(2));
+            assertThat(holds(store, "client", longLimit)).isFalse();
+        }
+    }
+
+    @Test
+    void holdsAtMostMaximumSizeKeys() {
+        try (Store store = LocalStore.builder().maximumSize(100).clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 10, Duration.ofDays(1));
+            IntStream.range(0, 1_000).forEach(i ->
+                    store.apply("client-" + i, List.of(limit), 1).toCompletableFuture().join());
+
+            long held = IntStream.range(0, 1_000).filter(i -> holds(store, "client-" + i, limit)).count();
+            assertThat(held).isBetween(1L, 100L);
+        }
+    }
+
+    @Test
+    void anEvictedKeyStartsWithUnusedLimits() {
+        try (Store store = LocalStore.builder().maximumSize(1).clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 1, Duration.ofDays(1));
+            assertThat(store.apply("first", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+            IntStream.range(0, 100).forEach(i ->
+                    store.apply("other-" + i, List.of(limit), 1).toCompletableFuture().join());
+
+            assertThat(holds(store, "first", limit)).isFalse();
+            // The documented cost of a maximum size below the active keys: the limit restarts.
+            assertThat(store.apply("first", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+        }
+    }
+
+    @Test
+    void statesItsCapabilities() {
+        try (Store store = LocalStore.builder().build()) {
+            assertThat(store.capabilities()).isEqualTo(new StoreCapabilities(true, true, true));
+        }
+    }
+
+    @Test
+    void aClosedStoreFailsRatherThanDecides() {
+        Store store = LocalStore.builder().clockForTesting(clock).build();
+        Limit limit = Limit.of(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        store.close();
+
+        assertThatThrownBy(() -> store.apply("client", List.of(limit), 1).toCompletableFuture().join())
+                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> store.holdsState("client", limit).toCompletableFuture().join())
+                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);
+    }
+
+    @Test
+    void rejectsBadOptions() {
+        assertThatThrownBy(() -> LocalStore.builder().maximumSize(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
+        assertThatThrownBy(() -> LocalStore.builder().clockForTesting(null))
+                .isInstanceOf(NullPointerException.class);
+    }
+
+    private static boolean holds(Store store, String key, Limit limit) {
+        return store.holdsState(key, limit).toCompletableFuture().join();
+    }
+}

@@ -1,0 +1,100 @@
+package io.sluice.store.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.FailurePolicy;
+import io.sluice.api.Limit;
+import io.sluice.api.RateLimiter;
+import io.sluice.api.Store;
+import io.sluice.api.StoreCapabilities;
+import io.sluice.api.StoreProvider;
+import io.sluice.api.StoreUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.junit.jupiter.api.Test;
+
+/** The api module's limiter and builder, on the local store and on a store that fails. */
+class RateLimiterTest {
+
+    private static final Limit PER_SECOND = Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
+    private static final Limit PER_DAY = Limit.of(Algorithms.FIXED_WINDOW, 1_000, Duration.ofDays(1));
+
+    @Test
+    void usesTheLocalStoreWhenNoneIsSet() {
+        assertThat(ServiceLoader.load(StoreProvider.class).findFirst())
+                .get().isInstanceOf(LocalStoreProvider.class);
+        RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).limit(PER_DAY).build();
+
+        assertThat(limiter.limits()).containsExactly(PER_SECOND, PER_DAY);
+        assertThat(limiter.decide("client").allowed()).isTrue();
+        assertThat(limiter.decide("client").allowed()).isTrue();
+        Decision denied = limiter.decide("client");
+        assertThat(denied.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+        assertThat(denied.binding()).isEqualTo(PER_SECOND);
+    }
+
+    @Test
+    void aFailingStoreIsDeniedByDefault() {
+        for (Store store : List.of(new FailingStore(false), new FailingStore(true))) {
+            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).limit(PER_DAY).store(store).build();
+
+            Decision decision = limiter.decide("client");
+            assertThat(decision.allowed()).isFalse();
+            assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(decision.binding()).isEqualTo(PER_SECOND);
+            assertThat(decision.retryAfter()).isEmpty();
+            assertThat(limiter.decideAsync("client", 1).toCompletableFuture().join()).isEqualTo(decision);
+        }
+    }
+
+    @Test
+    void aFailingStoreIsAdmittedWhenFailingOpen() {
+        for (Store store : List.of(new FailingStore(false), new FailingStore(true))) {
+            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(store)
+                    .failurePolicy(FailurePolicy.FAIL_OPEN).build();
+
+            Decision decision = limiter.decide("client", 3);
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(limiter.decideAsync("client", 1).toCompletableFuture().join()).isEqualTo(decision);
+        }
+    }
+
+    /** A store that is down: it fails every call, before returning a stage or through it. */
+    private static final class FailingStore implements Store {
+
+        private final boolean throwsAtOnce;
+
+        FailingStore(boolean throwsAtOnce) {
+            this.throwsAtOnce = throwsAtOnce;
+        }
+
+        @Override
+        public StoreCapabilities capabilities() {
+            return new StoreCapabilities(true, true, true);
+        }
+
+        @Override
+        public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+            StoreUnavailableException down = new StoreUnavailableException("connection refused");
+            if (throwsAtOnce) {
+                throw down;
+            }
+            return CompletableFuture.failedFuture(down);
+        }
+
+        @Override
+        public CompletionStage<Boolean> holdsState(String key, Limit limit) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

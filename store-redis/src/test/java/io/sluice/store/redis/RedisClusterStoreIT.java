@@ -1,0 +1,118 @@
+package io.sluice.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.SlotHash;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.testkit.redis.RedisFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The Redis store on a real Redis Cluster of three masters. */
+class RedisClusterStoreIT {
+
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.cluster();
+
+    private static final List<Limit> LIMITS = List.of(
+            Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)).named("per-second"),
+            Limit.of(Algorithms.FIXED_WINDOW, 1_000_000, Duration.ofDays(1)).named("per-day"),
+            Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofMinutes(1)).named("endpoint"));
+
+    private Store store;
+
+    @BeforeEach
+    void connect() {
+        for (int node = 0; node < 3; node++) {
+            redis.command(node, "FLUSHALL");
+        }
+        store = RedisStore.cluster(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void multiLimitDecisionsWorkOnEverySlot() {
+        String[] identityOfSlot = new String[SlotHash.SLOT_COUNT];
+        int covered = 0;
+        for (int i = 0; covered < SlotHash.SLOT_COUNT; i++) {
+            String identity = "client-" + i;
+            int slot = SlotHash.getSlot(RedisKeys.key(RedisKeys.hashTag(identity), "per-second"));
+            if (identityOfSlot[slot] == null) {
+                identityOfSlot[slot] = identity;
+                covered++;
+            }
+        }
+
+        // Asynchronously, 256 decisions in flight at a time.
+        List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+        for (String identity : identityOfSlot) {
+            decisions.add(store.apply(identity, LIMITS, 2).toCompletableFuture());
+            if (decisions.size() == 256) {
+                assertAllAdmittedWithThreeLeft(decisions);
+            }
+        }
+        assertAllAdmittedWithThreeLeft(decisions);
+        // Each master serves a third of the slots; at least the one-minute "endpoint" keys
+        // are still there (the per-second ones may have expired already).
+        for (int node = 0; node < 3; node++) {
+            assertThat((Long) redis.command(node, "DBSIZE")).as("keys on master " + node)
+                    .isGreaterThanOrEqualTo(SlotHash.SLOT_COUNT / 3);
+        }
+    }
+
+    private static void assertAllAdmittedWithThreeLeft(List<CompletableFuture<Decision>> decisions) {
+        for (CompletableFuture<Decision> decision : decisions) {
+            assertThat(decision.join().allowed()).isTrue();
+            assertThat(decision.join().remaining()).isEqualTo(3);
+        }
+        decisions.clear();
+    }
+
+    @Test
+    void allOfAClientsKeysShareOneSlotWhateverItsIdentity() {
+        for (String identity : List.of("{", "}", "{a}", "a{b}c{d}", "\n", "x".repeat(10_240), "{per-day}")) {
+            String hashTag = RedisKeys.hashTag(identity);
+            List<Long> slots = new ArrayList<>();
+            for (Limit limit : LIMITS) {
+                slots.add((Long) redis.command(0, "CLUSTER", "KEYSLOT", RedisKeys.key(hashTag, limit.name())));
+            }
+            assertThat(slots).as(identity).containsOnly(slots.get(0));
+            Decision first = store.apply(identity, LIMITS, 5).toCompletableFuture().join();
+            Decision second = store.apply(identity, LIMITS, 1).toCompletableFuture().join();
+            assertThat(first.allowed()).isTrue();
+            assertThat(second.allowed()).isFalse();
+            assertThat(second.binding().name()).isEqualTo("endpoint");
+        }
+    }
+
+    @Test
+    void aScriptMissingOnOneNodeIsLoadedThereWithoutAFailedDecision() {
+        List<String> clients = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            clients.add("spread-" + i);
+        }
+        for (String client : clients) {
+            assertThat(store.apply(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
+        }
+        for (int node = 0; node < 3; node++) {
+            redis.command(node, "SCRIPT", "FLUSH");
+            for (String client : clients) {
+                assertThat(store.apply(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.sluice.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.testkit.redis.RedisFixture;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Measures what docs/stores/redis.md reports: bytes per key of each algorithm
+ * ({@code MEMORY USAGE}) and the latency of one decision from one thread on loopback.
+ * Nothing here asserts on time; the figures go to the log and to
+ * {@code target/redis-figures.md}.
+ */
+class RedisStoreFiguresIT {
+
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.standalone();
+
+    private static final int WARM_UP = 5_000;
+    private static final int MEASURED = 20_000;
+
+    private final StringBuilder report = new StringBuilder();
+
+    @Test
+    void measure() throws IOException {
+        line("Redis " + redis.version() + ", " + System.getProperty("java.vm.name") + " "
+                + System.getProperty("java.version") + ", " + Runtime.getRuntime().availableProcessors() + " CPUs");
+        try (Store store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(1))
+                .build()) {
+            memory(store);
+            latency(store);
+        }
+        Path file = Path.of("target", "redis-figures.md");
+        Files.writeString(file, report);
+        System.out.println(report);
+    }
+
+    private void memory(Store store) {
+        line("");
+        line("| algorithm | state | MEMORY USAGE (bytes) |");
+        line("| --- | --- | --- |");
+        for (Algorithm algorithm : Algorithms.all()) {
+            Limit limit = Limit.of(algorithm, 100, Duration.ofSeconds(1)).named("per-second");
+            String key = RedisKeys.key(RedisKeys.hashTag("memory-" + algorithm.name()), limit.name());
+            store.apply("memory-" + algorithm.name(), List.of(limit), 1).toCompletableFuture().join();
+            line("| " + algorithm.name() + " | after 1 request | " + redis.command(0, "MEMORY", "USAGE", key, "SAMPLES", "0")
+                    + " |");
+            if (algorithm == Algorithms.SLIDING_LOG) {
+                Limit log = Limit.of(algorithm, 100, Duration.ofMinutes(1)).named("per-minute");
+                String full = "memory-full-log";
+                for (int i = 0; i < 100; i++) {
+                    store.apply(full, List.of(log), 1).toCompletableFuture().join();
+                }
+                line("| " + algorithm.name() + " | 100 requests in the window | "
+                        + redis.command(0, "MEMORY", "USAGE", RedisKeys.key(RedisKeys.hashTag(full), log.name()),
+                        "SAMPLES", "0") + " |");
+            }
+        }
+    }
+
+    private void latency(Store store) {
+        List<Limit> one = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 1_000_000_000, Duration.ofSeconds(1))
+                .named("per-second"));
+        List<Limit> three = List.of(one.get(0),
+                Limit.of(Algorithms.FIXED_WINDOW, 1_000_000_000, Duration.ofDays(1)).named("per-day"),
+                Limit.of(Algorithms.GCRA, 1_000_000_000, Duration.ofMinutes(1)).named("endpoint"));
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            line("");
+            line("| one thread, loopback, " + MEASURED + " calls after " + WARM_UP
+                    + " to warm up | p50 (us) | p99 (us) | p99.9 (us) | max (us) |");
+            line("| --- | --- | --- | --- | --- |");
+            row("PING (Lettuce sync), for reference", () -> {
+                connection.sync().ping();
+                return 0;
+            });
+            for (Algorithm algorithm : Algorithms.all()) {
+                // A sliding log keeps every admitted request of the period, so its cost grows with
+                // the limit: measured with a full log of 10 and of 100 entries.
+                for (long permits : algorithm == Algorithms.SLIDING_LOG ? new long[] {10, 100}
+                        : new long[] {1_000_000_000}) {
+                    List<Limit> limits = List.of(Limit.of(algorithm, permits, Duration.ofSeconds(1))
+                            .named("per-second-" + permits));
+                    row("decision, " + algorithm.name() + " " + permits + "/s", () -> decide(store, limits));
+                }
+            }
+            row("decision, token-bucket + fixed-window + gcra", () -> decide(store, three));
+            row("decision, token-bucket, 100 clients in turn", new LongSupplier() {
+                private int client;
+
+                @Override
+                public long getAsLong() {
+                    client = (client + 1) % 100;
+                    return store.apply("client-" + client, one, 1).toCompletableFuture().join().remaining();
+                }
+            });
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    private static long decide(Store store, List<Limit> limits) {
+        long remaining = store.apply("latency", limits, 1).toCompletableFuture().join().remaining();
+        assertThat(remaining).isNotNegative();
+        return remaining;
+    }
+
+    private void row(String what, LongSupplier call) {
+        for (int i = 0; i < WARM_UP; i++) {
+            call.getAsLong();
+        }
+        long[] nanos = new long[MEASURED];
+        for (int i = 0; i < MEASURED; i++) {
+            long start = System.nanoTime();
+            call.getAsLong();
+            nanos[i] = System.nanoTime() - start;
+        }
+        Arrays.sort(nanos);
+        line("| " + what + " | " + micros(nanos, 0.50) + " | " + micros(nanos, 0.99) + " | "
+                + micros(nanos, 0.999) + " | " + micros(nanos, 1.0) + " |");
+    }
+
+    private static String micros(long[] sorted, double quantile) {
+        int index = Math.min(sorted.length - 1, (int) Math.ceil(quantile * sorted.length) - 1);
+        return String.format(Locale.ROOT, "%.0f", sorted[index] / 1_000.0);
+    }
+
+    private void line(String text) {
+        report.append(text).append('\n');
+    }
+}
