@@ -2,7 +2,7 @@ package io.sluice.jmh;
 
 import java.util.function.BiFunction;
 
-/** What {@link HazelcastBenchmark} measures on the same cluster: Sluice's store with each algorithm, Bucket4j, and the floor. */
+/** What {@link HazelcastBenchmark} measures on the same cluster: Bucket4j and the floor. */
 public enum HazelcastImpl {
     BUCKET4J(Bucket4jHazelcastLimiter::new),
     ENTRY_PROCESSOR(EntryProcessorFloorLimiter::new);

@@ -37,7 +37,14 @@ final class SluiceLimiter implements Limiter {
         Decision decision = limiter.decide(key, cost);
         if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE) {
             // A failing store answers fast; counting that as a decision would flatter the store.
-            throw new IllegalStateException("store unavailable during the benchmark: " + decision);
+            // The limiter keeps the failure to itself: ask the store once more to report why.
+            Throwable cause = null;
+            try {
+                store.apply(key, limiter.limits(), cost).toCompletableFuture().join();
+            } catch (RuntimeException e) {
+                cause = e.getCause() != null ? e.getCause() : e;
+            }
+            throw new IllegalStateException("store unavailable during the benchmark: " + decision, cause);
         }
         return decision.allowed();
     }
