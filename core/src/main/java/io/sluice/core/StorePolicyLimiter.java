@@ -21,6 +21,8 @@ import java.util.function.Supplier;
 final class StorePolicyLimiter implements PolicyLimiter {
 
     private static final System.Logger LOGGER = System.getLogger(PolicyLimiter.class.getName());
+    /** Longer API keys are unknown keys, never looked up. */
+    static final int MAX_API_KEY_LENGTH = 1_024;
 
     private final Supplier<PolicyConfig> config;
     private final Store store;
@@ -58,6 +60,10 @@ final class StorePolicyLimiter implements PolicyLimiter {
     }
 
     private Optional<String> tierOf(String apiKey, PolicyConfig policy) {
+        if (apiKey.length() > MAX_API_KEY_LENGTH) {
+            // No registry holds such a key; hashing or looking up megabytes per request would be an attack surface.
+            return Optional.empty();
+        }
         if (tierResolver == null) {
             return policy.listedTierOf(apiKey);
         }

@@ -11,7 +11,8 @@ import java.util.Optional;
  * the database, refreshed in the background): docs/configuration.md shows one.
  *
  * <p>Implementations are thread-safe. A resolver that throws is treated as not knowing
- * the key, and the policy's {@code unknown} rule applies.
+ * the key, and the policy's {@code unknown} rule applies. Keys longer than 1,024
+ * characters are unknown keys without asking the resolver.
  */
 @FunctionalInterface
 public interface TierResolver {

@@ -80,8 +80,9 @@ final class EntryProcessorStore implements Store {
 
     /**
      * Runs {@code processor} on {@code key}'s owner. The result is a future of our own, so the
-     * timeout completes it without touching Hazelcast's future, and callers' dependent
-     * stages never run on Hazelcast's threads unless the answer came on one.
+     * timeout completes it without touching Hazelcast's future. Callers' non-async dependent
+     * stages run on the thread that received the answer (a Hazelcast I/O or response thread):
+     * heavy work belongs in the {@code *Async} variants.
      */
     private <R> CompletableFuture<R> submit(String key, EntryProcessor<String, byte[], R> processor) {
         if (closed) {
@@ -90,13 +91,15 @@ final class EntryProcessorStore implements Store {
         }
         CompletableFuture<R> answer = new CompletableFuture<>();
         try {
-            map().submitToKey(key, processor).whenComplete((result, failure) -> {
+            // Completed on the thread that receives the answer: Hazelcast's default for
+            // callbacks is the common pool, which on two cores is a new thread per callback.
+            map().submitToKey(key, processor).whenCompleteAsync((result, failure) -> {
                 if (failure != null) {
                     answer.completeExceptionally(unavailable(failure));
                 } else {
                     answer.complete(result);
                 }
-            });
+            }, Runnable::run);
         } catch (RuntimeException e) {
             // A client with no connection to the cluster fails before returning a stage.
             answer.completeExceptionally(unavailable(e));

@@ -1,0 +1,68 @@
+package io.sluice.gateway;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
+import java.util.function.Function;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The {@code sluice} program, the gateway's entry point. Its subcommand {@code simulate}
+ * runs a simulated fleet of gateway instances on one store and compares what they admit
+ * with what one exact limiter would.
+ *
+ * <pre>{@code
+ * java -jar sluice-gateway.jar simulate --instances 20 --balancer skewed
+ * }</pre>
+ */
+@Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Sluice.Version.class,
+        description = "Distributed rate limiting for public APIs.",
+        subcommands = {SimulateCommand.class})
+public final class Sluice implements Runnable {
+
+    @Spec
+    private CommandSpec spec;
+
+    /** Runs the program with the command-line {@code args} and exits with its exit code. */
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with every subcommand and the converters of their option types. */
+    static CommandLine commandLine() {
+        return new CommandLine(new Sluice())
+                .registerConverter(Algorithm.class, converter(Algorithms::byName))
+                .registerConverter(Balancer.class, converter(Balancer::byName))
+                .registerConverter(StoreKind.class, converter(StoreKind::byName));
+    }
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "Missing required subcommand");
+    }
+
+    // Turns a lookup's IllegalArgumentException, which names the bad value, into picocli's usage error.
+    private static <T> CommandLine.ITypeConverter<T> converter(Function<String, T> byName) {
+        return name -> {
+            try {
+                return byName.apply(name);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        };
+    }
+
+    /** The version from the jar's manifest. */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Sluice.class.getPackage().getImplementationVersion();
+            return new String[] {"sluice " + (version != null ? version : "(development build)")};
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.sluice.store.hazelcast;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What a member needs to run the store's processors, each on a one-member cluster. */
+class MemberConfigurationIT {
+
+    private static final Limit LIMIT = Limit.of(Algorithms.GCRA, 5, Duration.ofSeconds(1));
+
+    @Test
+    void aMemberWithoutTheFactoryIsRefusedAndItsClientsGetStoreFailures() {
+        try (TestCluster cluster = new TestCluster()) {
+            HazelcastInstance member = cluster.startMember(null, config -> config.getSerializationConfig()
+                    .getDataSerializableFactories().remove(HazelcastStore.SERIALIZATION_FACTORY_ID));
+
+            assertThatThrownBy(() -> HazelcastStore.builder(member).build())
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("HazelcastStore.configureSerialization");
+
+            Store store = HazelcastStore.builder(cluster.startClient()).timeout(Duration.ofSeconds(30)).build();
+            assertThatThrownBy(() -> store.apply("k", List.of(LIMIT), 1).toCompletableFuture().join())
+                    .cause().isInstanceOf(StoreUnavailableException.class)
+                    .cause().isInstanceOf(HazelcastSerializationException.class);
+        }
+    }
+
+    @Test
+    void aFactoryDeclaredByClassNameServesAsWell() {
+        try (TestCluster cluster = new TestCluster()) {
+            HazelcastInstance member = cluster.startMember(null, config -> {
+                config.getSerializationConfig().getDataSerializableFactories()
+                        .remove(HazelcastStore.SERIALIZATION_FACTORY_ID);
+                // What declarative (XML or YAML) configuration of a member produces.
+                config.getSerializationConfig().addDataSerializableFactoryClass(
+                        HazelcastStore.SERIALIZATION_FACTORY_ID, "io.sluice.store.hazelcast.ProcessorFactory");
+            });
+
+            Store store = HazelcastStore.builder(member).timeout(Duration.ofSeconds(30)).build();
+            Decision decision = store.apply("k", List.of(LIMIT), 1).toCompletableFuture().join();
+
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.remaining()).isEqualTo(4);
+        }
+    }
+}
