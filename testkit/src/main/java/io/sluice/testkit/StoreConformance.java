@@ -318,6 +318,56 @@ public abstract class StoreConformance {
         }
     }
 
+    // ---- a clock going back, limits changing ----------------------------------------------
+
+    @Example
+    void aClockGoingBackRefillsNothing() {
+        Fixture fixture = fixture();
+        VirtualClock clock = fixture.clock;
+        for (Algorithm algorithm : Algorithms.all()) {
+            Limit limit = Limit.of(algorithm, 5, Duration.ofMinutes(1));
+            String key = fixture.newKey("clock-back");
+            ReferenceModel model = new ReferenceModel();
+            long start = clock.nowMicros();
+            long minute = limit.periodMicros();
+            // A store's clock may go back across a failover: what was charged stays charged.
+            for (long at : new long[] {start, start + minute / 2, start + minute / 5, start - minute / 3,
+                    start + minute / 2 + 1, start + 2 * minute}) {
+                clock.setMicros(at);
+                for (long cost : new long[] {3, 2, 1}) {
+                    assertSameDecision(fixture, model, key, List.of(limit), cost);
+                }
+            }
+        }
+    }
+
+    @Example
+    void aChangedLimitReadsTheStateItsNameHolds() {
+        Fixture fixture = fixture();
+        for (Algorithm algorithm : Algorithms.all()) {
+            String key = fixture.newKey("changed-limit");
+            ReferenceModel model = new ReferenceModel();
+            // A tier changes: the same name with other parameters reads the state as it is.
+            Limit before = Limit.of(algorithm, 10, Duration.ofMinutes(1)).named("tier");
+            Limit lowered = Limit.of(algorithm, 4, Duration.ofMinutes(1)).named("tier");
+            Limit raised = Limit.of(algorithm, 20, Duration.ofMinutes(2)).named("tier");
+            Limit otherAlgorithm = Limit.of(algorithm == Algorithms.GCRA ? Algorithms.FIXED_WINDOW : Algorithms.GCRA,
+                    10, Duration.ofMinutes(1)).named("tier");
+            for (Limit limit : List.of(before, before, lowered, raised, raised, otherAlgorithm, before)) {
+                assertSameDecision(fixture, model, key, List.of(limit), 3);
+                fixture.clock.advanceMicros(1_000_000);
+            }
+        }
+    }
+
+    private static void assertSameDecision(Fixture fixture, ReferenceModel model, String key, List<Limit> limits,
+                                           long cost) {
+        long now = fixture.clock.nowMicros();
+        Decision expected = model.apply(key, limits, now, cost);
+        assertThat(await(fixture.virtualStore.apply(key, limits, cost)))
+                .as("cost %d at %dus on %s", cost, now, limits).isEqualTo(expected);
+    }
+
     // ---- expiry ----------------------------------------------------------------------------
 
     @Example

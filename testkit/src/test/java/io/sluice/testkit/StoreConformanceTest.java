@@ -32,6 +32,8 @@ class StoreConformanceTest {
             "aDeniedRequestChargesNoneOfItsLimits",
             "aDeniedRequestOnAnUnusedKeyStoresNothing",
             "distinctKeysHaveDistinctStates",
+            "aClockGoingBackRefillsNothing",
+            "aChangedLimitReadsTheStateItsNameHolds",
             "stateExpiresOnceItsLimitIsFullyReset",
             "badRequestsGetTheDocumentedExceptions",
             "badLimitsAreRejectedWhenCreated",
