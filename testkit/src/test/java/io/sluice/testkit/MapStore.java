@@ -39,6 +39,7 @@ final class MapStore implements Store {
     private final TimeSource clock;
     private final Flaw flaw;
     private final Map<String, Map<String, Held>> keys = new ConcurrentHashMap<>();
+    private volatile boolean closed;
 
     MapStore(TimeSource clock, Flaw flaw) {
         this.clock = clock;
@@ -94,6 +95,11 @@ final class MapStore implements Store {
 
     @Override
     public void close() {
+        closed = true;
         keys.clear();
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 }

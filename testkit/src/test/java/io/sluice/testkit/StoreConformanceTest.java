@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import net.jqwik.api.lifecycle.AfterContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.engine.TestExecutionResult;
@@ -30,6 +32,8 @@ class StoreConformanceTest {
             "aDeniedRequestChargesNoneOfItsLimits",
             "aDeniedRequestOnAnUnusedKeyStoresNothing",
             "distinctKeysHaveDistinctStates",
+            "aClockGoingBackRefillsNothing",
+            "aChangedLimitReadsTheStateItsNameHolds",
             "stateExpiresOnceItsLimitIsFullyReset",
             "badRequestsGetTheDocumentedExceptions",
             "badLimitsAreRejectedWhenCreated",
@@ -43,6 +47,8 @@ class StoreConformanceTest {
         Outcome outcome = run(CorrectStore.class);
         assertThat(outcome.passed()).containsExactlyInAnyOrderElementsOf(ALL_TESTS);
         assertThat(outcome.failed()).isEmpty();
+        // Both stores were closed before the subclass's @AfterContainer, where a server may stop.
+        assertThat(CorrectStore.closedBeforeAfterContainer).containsExactly(true, true);
     }
 
     @Test
@@ -101,14 +107,27 @@ class StoreConformanceTest {
     // The kits under test: static nested classes, which the build's own test run leaves out.
 
     static class CorrectStore extends StoreConformance {
+        private static final List<MapStore> created = new CopyOnWriteArrayList<>();
+        static volatile List<Boolean> closedBeforeAfterContainer = List.of();
+
         @Override
         protected Store createStore(VirtualClock clock) {
-            return new MapStore(clock, MapStore.Flaw.NONE);
+            return remember(new MapStore(clock, MapStore.Flaw.NONE));
         }
 
         @Override
         protected Store createStore() {
-            return new MapStore(TimeSource.system(), MapStore.Flaw.NONE);
+            return remember(new MapStore(TimeSource.system(), MapStore.Flaw.NONE));
+        }
+
+        private static MapStore remember(MapStore store) {
+            created.add(store);
+            return store;
+        }
+
+        @AfterContainer
+        static void stopServer() {
+            closedBeforeAfterContainer = created.stream().map(MapStore::isClosed).toList();
         }
     }
 
