@@ -41,20 +41,10 @@ public final class IgniteStoreMeasurement {
                     firstStartMillis, secondStartMillis);
 
             Store store = IgniteStore.builder(first).backups(1).timeout(Duration.ofSeconds(5)).build();
-            List<String> remoteKeys = keysWithPrimary(first, second, 1_000);
-            for (int i = 0; i < WARM_UP; i++) {
-                decide(store, remoteKeys.get(i % remoteKeys.size()), limit);
-            }
-            long[] nanos = new long[MEASURED];
-            for (int i = 0; i < MEASURED; i++) {
-                long t0 = System.nanoTime();
-                decide(store, remoteKeys.get(i % remoteKeys.size()), limit);
-                nanos[i] = System.nanoTime() - t0;
-            }
-            Arrays.sort(nanos);
-            System.out.printf("decision from a non-primary node (1 backup, full sync), %d calls: "
-                            + "p50 %.1f us, p99 %.1f us, p99.9 %.1f us%n", MEASURED,
-                    nanos[MEASURED / 2] / 1e3, nanos[MEASURED * 99 / 100] / 1e3, nanos[MEASURED * 999 / 1000] / 1e3);
+            latency("decision from a node that is not the key's primary (1 backup, full sync)",
+                    store, keysWithPrimary(first, second, 1_000), limit);
+            latency("decision on the key's primary node itself (1 backup, full sync)",
+                    store, keysWithPrimary(first, first, 1_000), limit);
             store.close();
             org.apache.ignite.Ignition.stop(second.name(), true);
 
@@ -78,6 +68,22 @@ public final class IgniteStoreMeasurement {
                     first.cache("memory").size());
             memoryStore.close();
         }
+    }
+
+    private static void latency(String what, Store store, List<String> keys, Limit limit) {
+        for (int i = 0; i < WARM_UP; i++) {
+            decide(store, keys.get(i % keys.size()), limit);
+        }
+        long[] nanos = new long[MEASURED];
+        for (int i = 0; i < MEASURED; i++) {
+            long t0 = System.nanoTime();
+            decide(store, keys.get(i % keys.size()), limit);
+            nanos[i] = System.nanoTime() - t0;
+        }
+        Arrays.sort(nanos);
+        System.out.printf("%s, %,d calls after %,d to warm up: p50 %.1f us, p99 %.1f us, p99.9 %.1f us%n",
+                what, MEASURED, WARM_UP, nanos[MEASURED / 2] / 1e3, nanos[MEASURED * 99 / 100] / 1e3,
+                nanos[MEASURED * 999 / 1000] / 1e3);
     }
 
     private static void decide(Store store, String key, Limit limit) {
