@@ -53,8 +53,10 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
     private final Thread watcher;
     private final AtomicLong rejectedReloads = new AtomicLong();
     private volatile PolicyConfig current;
-    /** The content last read, applied or rejected, so that an unchanged file is not read again. */
+    /** The content last read, applied or rejected, so that an unchanged file is not parsed again. */
     private byte[] lastContent;
+    /** Why {@link #lastContent} was rejected; {@code null} when it is in force. */
+    private PolicyConfigException lastRejection;
 
     private ReloadingPolicyConfig(Path file, Listener listener, WatchService watchService, byte[] content,
                                   PolicyConfig config) {
@@ -119,7 +121,8 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
      * Reads the file now and swaps in its policy if it changed.
      *
      * @return the policy in force afterwards
-     * @throws PolicyConfigException when the file was rejected (the previous policy stays in force)
+     * @throws PolicyConfigException when the file is rejected, now or when it was last read
+     *     unchanged (the previous policy stays in force)
      */
     public synchronized PolicyConfig reload() {
         byte[] content;
@@ -129,6 +132,10 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
             throw rejected(new PolicyConfigException(file.toString(), 0, "cannot read the file: " + e, e));
         }
         if (Arrays.equals(content, lastContent)) {
+            if (lastRejection != null) {
+                // Already counted and logged; the caller still learns why the file is not in force.
+                throw lastRejection;
+            }
             return current;
         }
         lastContent = content;
@@ -136,8 +143,10 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
         try {
             next = PolicyConfig.parse(new String(content, StandardCharsets.UTF_8), file.toString());
         } catch (PolicyConfigException e) {
+            lastRejection = e;
             throw rejected(e);
         }
+        lastRejection = null;
         current = next;
         LOGGER.log(Level.INFO, "policy reloaded from {0}: {1}", file, next);
         listener.applied(next);

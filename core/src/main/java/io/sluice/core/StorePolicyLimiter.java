@@ -34,6 +34,10 @@ final class StorePolicyLimiter implements PolicyLimiter {
         this.config = config;
         this.store = store;
         this.tierResolver = tierResolver;
+        if (!store.capabilities().atomicMultiLimit()) {
+            LOGGER.log(System.Logger.Level.WARNING, "store {0} does not decide the limits of a key atomically: "
+                    + "concurrent requests of one client may be charged on some of its limits only", store);
+        }
     }
 
     @Override

@@ -99,6 +99,8 @@ class ReloadingPolicyConfigTest {
             assertThat(config.current()).isSameAs(good);
             assertThat(config.rejectedReloads()).isGreaterThanOrEqualTo(1);
             assertThat(nextEvent()).isInstanceOf(PolicyConfigException.class);
+            // Asked again about the same file, it still says why.
+            assertThat(catchThrowableOfType(PolicyConfigException.class, config::reload)).isSameAs(e);
             PolicyLimiter limiter = PolicyLimiter.builder().config(config).store(store).build();
             assertThat(limiter.decide(request()).decision().orElseThrow().remaining()).isEqualTo(99);
         }

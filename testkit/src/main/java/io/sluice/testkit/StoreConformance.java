@@ -32,7 +32,9 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Reporter;
-import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AfterContainerHook;
+import net.jqwik.api.lifecycle.ContainerLifecycleContext;
 import net.jqwik.api.statistics.Statistics;
 
 /**
@@ -53,14 +55,16 @@ import net.jqwik.api.statistics.Statistics;
  * }</pre>
  *
  * <p>The kit creates each store once per test class (lazily, the one on its own clock only
- * for the tests that need it) and closes both when the class is done. Every try uses keys
- * of its own, so tries never see each other's state, also on a server that outlives the
- * test run. The kit adapts its expectations to the store's {@link StoreCapabilities}: a
+ * for the tests that need it) and closes both when the class is done, before the subclass's
+ * own {@code @AfterContainer} methods run, so a subclass may stop its server there. Every
+ * try uses keys of its own, so tries never see each other's state, also on a server that
+ * outlives the test run. The kit adapts its expectations to the store's {@link StoreCapabilities}: a
  * missing capability weakens a check to what the {@link Store} contract still requires, and
  * the report says so; nothing is skipped silently.
  *
  * <p>Runs on the jqwik engine of the JUnit Platform.
  */
+@AddLifecycleHook(StoreConformance.ClosesStores.class)
 public abstract class StoreConformance {
 
     /** The virtual clock's start: 2026-01-01T00:00:00Z. */
@@ -88,13 +92,23 @@ public abstract class StoreConformance {
      */
     protected abstract Store createStore(VirtualClock clock);
 
-    /** Creates the store under test on its own clock, as in production. Called at most once per test class. */
+    /**
+     * Creates the store under test on its own clock, as in production. Called at most once per
+     * test class.
+     */
     protected abstract Store createStore();
 
-    @AfterContainer
-    static void closeStores() {
-        FIXTURES.values().forEach(Fixture::close);
-        FIXTURES.clear();
+    /**
+     * Closes a test class's stores once its tests are done, before that class's own
+     * {@code @AfterContainer} methods run, which may stop the servers the stores use: a hook of
+     * the default proximity runs closer to the container than jqwik's lifecycle methods.
+     */
+    static final class ClosesStores implements AfterContainerHook {
+
+        @Override
+        public void afterContainer(ContainerLifecycleContext context) {
+            context.optionalContainerClass().map(FIXTURES::remove).ifPresent(Fixture::close);
+        }
     }
 
     private Fixture fixture() {
@@ -305,6 +319,56 @@ public abstract class StoreConformance {
             assertThat(await(fixture.virtualStore.apply(key, List.of(limit), 1)).allowed())
                     .as("second request of key '%s'", key).isFalse();
         }
+    }
+
+    // ---- a clock going back, limits changing ----------------------------------------------
+
+    @Example
+    void aClockGoingBackRefillsNothing() {
+        Fixture fixture = fixture();
+        VirtualClock clock = fixture.clock;
+        for (Algorithm algorithm : Algorithms.all()) {
+            Limit limit = Limit.of(algorithm, 5, Duration.ofMinutes(1));
+            String key = fixture.newKey("clock-back");
+            ReferenceModel model = new ReferenceModel();
+            long start = clock.nowMicros();
+            long minute = limit.periodMicros();
+            // A store's clock may go back across a failover: what was charged stays charged.
+            for (long at : new long[] {start, start + minute / 2, start + minute / 5, start - minute / 3,
+                    start + minute / 2 + 1, start + 2 * minute}) {
+                clock.setMicros(at);
+                for (long cost : new long[] {3, 2, 1}) {
+                    assertSameDecision(fixture, model, key, List.of(limit), cost);
+                }
+            }
+        }
+    }
+
+    @Example
+    void aChangedLimitReadsTheStateItsNameHolds() {
+        Fixture fixture = fixture();
+        for (Algorithm algorithm : Algorithms.all()) {
+            String key = fixture.newKey("changed-limit");
+            ReferenceModel model = new ReferenceModel();
+            // A tier changes: the same name with other parameters reads the state as it is.
+            Limit before = Limit.of(algorithm, 10, Duration.ofMinutes(1)).named("tier");
+            Limit lowered = Limit.of(algorithm, 4, Duration.ofMinutes(1)).named("tier");
+            Limit raised = Limit.of(algorithm, 20, Duration.ofMinutes(2)).named("tier");
+            Limit otherAlgorithm = Limit.of(algorithm == Algorithms.GCRA ? Algorithms.FIXED_WINDOW : Algorithms.GCRA,
+                    10, Duration.ofMinutes(1)).named("tier");
+            for (Limit limit : List.of(before, before, lowered, raised, raised, otherAlgorithm, before)) {
+                assertSameDecision(fixture, model, key, List.of(limit), 3);
+                fixture.clock.advanceMicros(1_000_000);
+            }
+        }
+    }
+
+    private static void assertSameDecision(Fixture fixture, ReferenceModel model, String key, List<Limit> limits,
+                                           long cost) {
+        long now = fixture.clock.nowMicros();
+        Decision expected = model.apply(key, limits, now, cost);
+        assertThat(await(fixture.virtualStore.apply(key, limits, cost)))
+                .as("cost %d at %dus on %s", cost, now, limits).isEqualTo(expected);
     }
 
     // ---- expiry ----------------------------------------------------------------------------

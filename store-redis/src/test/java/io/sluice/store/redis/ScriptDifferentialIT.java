@@ -13,6 +13,7 @@ import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.Transition;
+import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.redis.RedisFixture;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -20,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -46,7 +46,7 @@ class ScriptDifferentialIT {
     private static RedisClient client;
     private static StatefulRedisConnection<String, String> connection;
     private static RedisCommands<String, String> raw;
-    private static final AtomicLong now = new AtomicLong();
+    private static final VirtualClock clock = new VirtualClock(0);
     private static Store store;
 
     @BeforeContainer
@@ -56,7 +56,7 @@ class ScriptDifferentialIT {
         connection = client.connect();
         raw = connection.sync();
         store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
-                .clockForTesting(now::get).build();
+                .clockForTesting(clock).build();
     }
 
     @AfterContainer
@@ -104,7 +104,7 @@ class ScriptDifferentialIT {
         }
         Decision reference = Decisions.combine(request.limits, expected);
 
-        now.set(request.now);
+        clock.setMicros(request.now);
         Decision decision = store.apply(identity, request.limits, request.cost).toCompletableFuture().join();
 
         assertThat(decision).as("decision").isEqualTo(reference);

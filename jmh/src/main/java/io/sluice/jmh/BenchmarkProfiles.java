@@ -1,0 +1,148 @@
+package io.sluice.jmh;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+/**
+ * Runs the benchmarks in one of three profiles and writes the figures as Markdown tables
+ * with each implementation's ratio to the best peer of the same run.
+ *
+ * <p>Each profile measures the latency distribution (sample time) from one thread, then the
+ * throughput at each of its thread counts.
+ *
+ * <pre>
+ * java -cp ... io.sluice.jmh.BenchmarkProfiles quick|full|ci [stores] [param=value,value ...]
+ *   stores: comma-separated among local, redis, hazelcast, ignite (default: all)
+ *   param:  narrows a @Param, such as impl=SLUICE_GCRA,BUCKET4J or keys=HOT
+ * </pre>
+ * The results go to {@code target/benchmarks/} (JMH JSON per run, and {@code results.md}),
+ * or to the directory named by the system property {@code sluice.jmh.output}.
+ */
+public final class BenchmarkProfiles {
+
+    /** How long and at which thread counts a run measures. */
+    public enum Profile {
+        /** Proves the benchmarks run: in process, 100 ms iterations, one thread. */
+        CI(0, 1, 100, 1, 100, List.of(1)),
+        /** Minutes on a CI-sized machine: one fork, short iterations, 1 and 8 threads. */
+        QUICK(1, 1, 1_000, 1, 2_000, List.of(1, 8)),
+        /** The published figures: every thread count, longer iterations. */
+        FULL(1, 2, 2_000, 3, 3_000, List.of(1, 2, 8, 32));
+
+        final int forks;
+        final int warmupIterations;
+        final int warmupMillis;
+        final int measurementIterations;
+        final int measurementMillis;
+        final List<Integer> throughputThreads;
+
+        Profile(int forks, int warmupIterations, int warmupMillis, int measurementIterations,
+                int measurementMillis, List<Integer> throughputThreads) {
+            this.forks = forks;
+            this.warmupIterations = warmupIterations;
+            this.warmupMillis = warmupMillis;
+            this.measurementIterations = measurementIterations;
+            this.measurementMillis = measurementMillis;
+            this.throughputThreads = throughputThreads;
+        }
+    }
+
+    /** The stores and the benchmark class of each. */
+    static final Map<String, Class<? extends DecisionBenchmark>> STORES = new LinkedHashMap<>();
+
+    static {
+        STORES.put("local", LocalBenchmark.class);
+        STORES.put("redis", RedisBenchmark.class);
+        STORES.put("hazelcast", HazelcastBenchmark.class);
+    }
+
+    private BenchmarkProfiles() {
+    }
+
+    /** Runs a profile; see the class comment for the arguments. */
+    public static void main(String[] args) throws RunnerException, IOException {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("usage: BenchmarkProfiles quick|full|ci [stores] [param=value,value ...]");
+        }
+        Profile profile = Profile.valueOf(args[0].toUpperCase(Locale.ROOT));
+        List<String> stores = args.length > 1 && !args[1].contains("=")
+                ? Arrays.asList(args[1].split(","))
+                : List.copyOf(STORES.keySet());
+        Map<String, String[]> params = new LinkedHashMap<>();
+        for (String arg : Arrays.asList(args).subList(1, args.length)) {
+            int equals = arg.indexOf('=');
+            if (equals > 0) {
+                params.put(arg.substring(0, equals), arg.substring(equals + 1).split(","));
+            }
+        }
+        Path output = Path.of(System.getProperty("sluice.jmh.output", "target/benchmarks"));
+        Files.createDirectories(output);
+        Collection<RunResult> results = run(profile, stores, params, output);
+        String command = "BenchmarkProfiles " + String.join(" ", args);
+        Path report = output.resolve("results.md");
+        Files.writeString(report, ResultTables.markdown(command, results));
+        System.out.println("Wrote " + report.toAbsolutePath());
+    }
+
+    /**
+     * Runs the benchmarks of {@code stores} in {@code profile}, narrowed by {@code params}, and
+     * returns every run's result. JMH's JSON for each run is written to {@code output}.
+     */
+    public static Collection<RunResult> run(Profile profile, List<String> stores,
+                                            Map<String, String[]> params, Path output)
+            throws RunnerException {
+        List<RunResult> results = new ArrayList<>();
+        for (String store : stores) {
+            Class<? extends DecisionBenchmark> benchmark = STORES.get(store);
+            if (benchmark == null) {
+                throw new IllegalArgumentException("unknown store '" + store + "', expected one of " + STORES.keySet());
+            }
+            results.addAll(new Runner(options(profile, benchmark, params, Mode.SampleTime, 1,
+                    output.resolve(store + "-latency.json"))).run());
+            for (int threads : profile.throughputThreads) {
+                results.addAll(new Runner(options(profile, benchmark, params, Mode.Throughput, threads,
+                        output.resolve(store + "-throughput-" + threads + "t.json"))).run());
+            }
+        }
+        return results;
+    }
+
+    private static Options options(Profile profile, Class<?> benchmark, Map<String, String[]> params,
+                                   Mode mode, int threads, Path json) {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include("^" + benchmark.getName().replace(".", "\\.") + "\\.")
+                .mode(mode)
+                .timeUnit(mode == Mode.SampleTime ? TimeUnit.MICROSECONDS : TimeUnit.SECONDS)
+                .threads(threads)
+                .forks(profile.forks)
+                .warmupIterations(profile.warmupIterations)
+                .warmupTime(TimeValue.milliseconds(profile.warmupMillis))
+                .measurementIterations(profile.measurementIterations)
+                .measurementTime(TimeValue.milliseconds(profile.measurementMillis))
+                .shouldFailOnError(true)
+                .verbosity(profile == Profile.CI ? VerboseMode.SILENT : VerboseMode.NORMAL)
+                .resultFormat(ResultFormatType.JSON)
+                .result(json.toString());
+        params.forEach(options::param);
+        return options.build();
+    }
+}

@@ -1,0 +1,42 @@
+package io.sluice.jmh;
+
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Param;
+
+/**
+ * One decision on a two-member Hazelcast cluster whose other member runs in a separate JVM,
+ * for keys that member owns (the caller is not the owner): Sluice's store with every
+ * algorithm, Bucket4j's Hazelcast backend, and a plain entry processor as the floor.
+ */
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "java.se",
+        "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+        "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+        "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"})
+public class HazelcastBenchmark extends DecisionBenchmark {
+
+    /** The implementation measured. */
+    @Param
+    public HazelcastImpl impl;
+
+    private HazelcastCluster cluster;
+
+    @Override
+    protected Limiter createLimiter(LimitShape shape) {
+        cluster = HazelcastCluster.start();
+        return impl.create(cluster, shape);
+    }
+
+    @Override
+    protected String[] keys(KeyPattern pattern) {
+        return pattern.keys(cluster::ownedByRemote);
+    }
+
+    @Override
+    protected void stopServers() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.sluice.jmh;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
+import io.sluice.store.hazelcast.HazelcastStore;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A two-member Hazelcast cluster on loopback: one member in a separate JVM
+ * ({@link HazelcastMemberProcess}) and one in the benchmark's JVM, which is the caller. The
+ * benchmarks use keys the other member owns, so that every decision crosses the network,
+ * as it does for most keys of a real cluster. Maps keep the default single backup, so a
+ * write is also copied to the caller's member.
+ */
+final class HazelcastCluster implements AutoCloseable {
+
+    /** First type id of Bucket4j's custom serializers (they take a block of ids from here). */
+    private static final int BUCKET4J_TYPE_ID_BASE = 1_000;
+    private static final long STARTUP_TIMEOUT_SECONDS = 120;
+
+    /** The JVM options Hazelcast asks for on Java 17 to reach the internal APIs it is fastest with. */
+    static final List<String> JVM_ARGS = List.of("--add-modules", "java.se",
+            "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+            "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+            "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+            "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
+
+    private final Process remote;
+    private final HazelcastInstance caller;
+
+    private HazelcastCluster(Process remote, HazelcastInstance caller) {
+        this.remote = remote;
+        this.caller = caller;
+    }
+
+    /** Starts the remote member, then the caller's, and waits until partitions are settled. */
+    static HazelcastCluster start() {
+        String clusterName = "sluice-jmh-" + UUID.randomUUID();
+        int remotePort = freePort();
+        int callerPort = freePort();
+        Process remote = startRemote(clusterName, remotePort, callerPort);
+        try {
+            HazelcastInstance caller = Hazelcast.newHazelcastInstance(config(clusterName, callerPort, remotePort));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_TIMEOUT_SECONDS);
+            while (caller.getCluster().getMembers().size() < 2) {
+                checkDeadline(caller, deadline);
+                Thread.sleep(50);
+            }
+            // Partitions are assigned on first use: use them once both members are in, then
+            // wait for the owners to settle.
+            caller.getMap("sluice-jmh-startup").get("any");
+            while (!caller.getPartitionService().isClusterSafe() || caller.getPartitionService().getPartitions()
+                    .stream().anyMatch(partition -> partition.getOwner() == null)) {
+                checkDeadline(caller, deadline);
+                Thread.sleep(50);
+            }
+            return new HazelcastCluster(remote, caller);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            remote.destroyForcibly();
+            throw new IllegalStateException("interrupted while starting Hazelcast", e);
+        } catch (RuntimeException e) {
+            remote.destroyForcibly();
+            throw e;
+        }
+    }
+
+    private static void checkDeadline(HazelcastInstance caller, long deadline) {
+        if (System.nanoTime() > deadline) {
+            caller.shutdown();
+            throw new IllegalStateException("the Hazelcast members did not form a cluster in "
+                    + STARTUP_TIMEOUT_SECONDS + " s: " + caller.getCluster().getMembers());
+        }
+    }
+
+    /** The member in this JVM, through which the benchmarks call. */
+    HazelcastInstance caller() {
+        return caller;
+    }
+
+    /** Whether the member in the other JVM owns this key (of a map keyed by the object itself). */
+    boolean ownedByRemote(Object key) {
+        return !caller.getPartitionService().getPartition(key).getOwner().localMember();
+    }
+
+    @Override
+    public void close() {
+        try {
+            caller.shutdown();
+        } finally {
+            remote.destroy();
+            try {
+                if (!remote.waitFor(10, TimeUnit.SECONDS)) {
+                    remote.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                remote.destroyForcibly();
+            }
+        }
+    }
+
+    /** The configuration of both members: loopback only, TCP/IP join, and the serializers in use. */
+    static Config config(String clusterName, int ownPort, int otherPort) {
+        Config config = new Config();
+        config.setClusterName(clusterName);
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.logging.type", "none");
+        // Two known members on loopback: join at once instead of waiting for more to appear.
+        config.setProperty("hazelcast.wait.seconds.before.join", "0");
+        config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
+        NetworkConfig network = config.getNetworkConfig();
+        network.setPort(ownPort).setPortAutoIncrement(false);
+        network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true)
+                .addMember("127.0.0.1:" + ownPort)
+                .addMember("127.0.0.1:" + otherPort);
+        HazelcastStore.configureSerialization(config.getSerializationConfig());
+        HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), BUCKET4J_TYPE_ID_BASE);
+        config.getSerializationConfig().addDataSerializableFactory(
+                TokenBucketFloorProcessor.FACTORY_ID, new TokenBucketFloorProcessor.Factory());
+        return config;
+    }
+
+    private static Process startRemote(String clusterName, int ownPort, int callerPort) {
+        try {
+            Path log = Files.createTempFile("sluice-jmh-hazelcast-", ".log");
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            List<String> command = new ArrayList<>(List.of(java, "-Xmx1g"));
+            command.addAll(JVM_ARGS);
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+                    HazelcastMemberProcess.class.getName(), clusterName, Integer.toString(ownPort),
+                    Integer.toString(callerPort)));
+            Process process = new ProcessBuilder(command)
+                    .redirectError(log.toFile())
+                    .start();
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.equals(HazelcastMemberProcess.READY)) {
+                    return process;
+                }
+            }
+            process.destroyForcibly();
+            throw new IllegalStateException("the Hazelcast member process exited before it was ready; its log "
+                    + log + ":\n" + Files.readString(log));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the Hazelcast member process", e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

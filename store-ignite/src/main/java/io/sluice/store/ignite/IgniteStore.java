@@ -1,0 +1,166 @@
+package io.sluice.store.ignite;
+
+import io.sluice.api.Store;
+import io.sluice.api.TimeSource;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.ignite.Ignite;
+import org.apache.ignite.IgniteCache;
+import org.apache.ignite.cache.CacheAtomicityMode;
+import org.apache.ignite.cache.CacheMode;
+import org.apache.ignite.cache.CacheWriteSynchronizationMode;
+import org.apache.ignite.configuration.CacheConfiguration;
+
+/**
+ * Creates {@link Store}s that keep limit state in an Apache Ignite cache.
+ *
+ * <p>Each decision is one {@code IgniteCache.invokeAsync} of an entry processor that runs
+ * the reference algorithms of {@code sluice-algorithms} on the key's primary node, with that
+ * node's clock; all limits of one key live in one entry, so a multi-limit check is one call.
+ * Backups receive the computed state. Idle keys expire once all their limits are fully reset.
+ *
+ * <pre>{@code
+ * Ignite ignite = Ignition.start(configuration);   // a server node, or a client of a cluster
+ * Store store = IgniteStore.builder(ignite).backups(1).timeout(Duration.ofMillis(50)).build();
+ * RateLimiter limiter = RateLimiter.builder().limit(limit).store(store).build();
+ * }</pre>
+ *
+ * <p>Every server node of the cluster needs {@code sluice-store-ignite}, {@code sluice-algorithms}
+ * and {@code sluice-api} on its class path (the entry processor and the expiry policy run there).
+ * Java 17 needs the {@code --add-opens} flags listed in {@code docs/stores/ignite.md}.
+ */
+public final class IgniteStore {
+
+    /** The cache used when none is named. */
+    public static final String DEFAULT_CACHE_NAME = "sluice";
+
+    /** How long a decision may take when no timeout is set. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+
+    private IgniteStore() {
+    }
+
+    /**
+     * Starts building a store on {@code ignite}, a server node (embedded) or a client node of an
+     * existing cluster. The store does not own the node: closing the store leaves it running.
+     */
+    public static Builder builder(Ignite ignite) {
+        return new Builder(Objects.requireNonNull(ignite, "ignite"));
+    }
+
+    /** Builds an Ignite-backed {@link Store}. Not thread-safe; the store it builds is. */
+    public static final class Builder {
+
+        private final Ignite ignite;
+        private String cacheName = DEFAULT_CACHE_NAME;
+        private int backups = 1;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private TimeSource testClock;
+
+        private Builder(Ignite ignite) {
+            this.ignite = ignite;
+        }
+
+        /**
+         * The cache that holds the state; {@value #DEFAULT_CACHE_NAME} by default. It is created
+         * (atomic, partitioned, full-sync, with the store's expiry policy) when missing; an existing
+         * cache must have been created by this store.
+         *
+         * @throws IllegalArgumentException when the name is empty
+         */
+        public Builder cacheName(String cacheName) {
+            Objects.requireNonNull(cacheName, "cacheName");
+            if (cacheName.isEmpty()) {
+                throw new IllegalArgumentException("cache name must not be empty");
+            }
+            this.cacheName = cacheName;
+            return this;
+        }
+
+        /**
+         * How many backup copies of each key the cache keeps when this store creates it; 1 by
+         * default, so that the state survives the loss of one server node.
+         *
+         * @throws IllegalArgumentException when negative
+         */
+        public Builder backups(int backups) {
+            if (backups < 0) {
+                throw new IllegalArgumentException("backups must not be negative: " + backups);
+            }
+            this.backups = backups;
+            return this;
+        }
+
+        /**
+         * How long one decision may take before it fails as a store failure; {@link #DEFAULT_TIMEOUT}
+         * by default. A timed-out request may still be charged when the cluster completes it later.
+         *
+         * @throws IllegalArgumentException when not positive
+         */
+        public Builder timeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive: " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * Test-only: decides with this clock instead of the primary node's, so that tests are
+         * deterministic. Its time is read by the caller and sent with each request. Never set it
+         * from configuration.
+         */
+        public Builder clockForTesting(TimeSource clock) {
+            this.testClock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Builds the store, creating the cache when it does not exist yet.
+         *
+         * @throws IllegalArgumentException when an existing cache of that name is not one this
+         *     store can use (not atomic, not full-sync, or without the store's expiry policy)
+         * @throws org.apache.ignite.IgniteException when the cluster cannot create the cache, for
+         *     example because its server nodes lack the store's classes
+         */
+        public Store build() {
+            IgniteCache<String, byte[]> cache = ignite.cache(cacheName);
+            if (cache == null) {
+                cache = ignite.getOrCreateCache(cacheConfiguration());
+            }
+            checkConfiguration(cache.getConfiguration(CacheConfiguration.class));
+            return new IgniteCacheStore(cache, timeout, testClock);
+        }
+
+        private CacheConfiguration<String, byte[]> cacheConfiguration() {
+            return new CacheConfiguration<String, byte[]>(cacheName)
+                    .setCacheMode(CacheMode.PARTITIONED)
+                    // Atomic: the processor runs once, on the primary, and backups get its result.
+                    .setAtomicityMode(CacheAtomicityMode.ATOMIC)
+                    // Full sync: a decision is answered only once the backups hold the new state,
+                    // so the loss of the primary cannot lose an admitted request's charge.
+                    .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+                    .setBackups(backups)
+                    .setExpiryPolicyFactory(StateExpiry.FACTORY)
+                    .setEagerTtl(true)
+                    .setStatisticsEnabled(false);
+        }
+
+        private void checkConfiguration(CacheConfiguration<?, ?> configuration) {
+            if (configuration.getAtomicityMode() != CacheAtomicityMode.ATOMIC) {
+                throw new IllegalArgumentException("cache '" + cacheName + "' must be ATOMIC, is "
+                        + configuration.getAtomicityMode());
+            }
+            if (configuration.getWriteSynchronizationMode() != CacheWriteSynchronizationMode.FULL_SYNC) {
+                throw new IllegalArgumentException("cache '" + cacheName + "' must be FULL_SYNC, is "
+                        + configuration.getWriteSynchronizationMode());
+            }
+            if (!(configuration.getExpiryPolicyFactory() instanceof StateExpiry.Factory)) {
+                throw new IllegalArgumentException("cache '" + cacheName
+                        + "' must expire entries with the store's expiry policy, has "
+                        + configuration.getExpiryPolicyFactory());
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.sluice.store.ignite;
+
+import io.sluice.api.Store;
+import io.sluice.testkit.StoreConformance;
+import io.sluice.testkit.VirtualClock;
+import java.time.Duration;
+import net.jqwik.api.lifecycle.AfterContainer;
+import org.apache.ignite.Ignite;
+
+/**
+ * The whole conformance kit against two server nodes and a client node: the store on the
+ * virtual clock runs embedded in a server (so some keys are local, some remote), the store on
+ * the members' own clocks runs on the client.
+ */
+class IgniteStoreConformanceIT extends StoreConformance {
+
+    private static IgniteMembers members;
+    private static Ignite server;
+    private static Ignite client;
+
+    private static synchronized void startCluster() {
+        if (members == null) {
+            members = new IgniteMembers("conformance", 48580);
+            server = members.startServer("a");
+            members.startServer("b");
+            client = members.startClient("client");
+        }
+    }
+
+    @AfterContainer
+    static synchronized void stopCluster() {
+        if (members != null) {
+            members.close();
+            members = null;
+        }
+    }
+
+    @Override
+    protected Store createStore(VirtualClock clock) {
+        startCluster();
+        return IgniteStore.builder(server).clockForTesting(clock).timeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Override
+    protected Store createStore() {
+        startCluster();
+        return IgniteStore.builder(client).timeout(Duration.ofSeconds(10)).build();
+    }
+}

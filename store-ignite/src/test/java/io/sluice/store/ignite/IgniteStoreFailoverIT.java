@@ -1,0 +1,159 @@
+package io.sluice.store.ignite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreUnavailableException;
+import io.sluice.testkit.VirtualClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.ignite.Ignite;
+import org.apache.ignite.Ignition;
+import org.apache.ignite.spi.communication.tcp.TcpCommunicationSpi;
+import org.apache.ignite.spi.discovery.tcp.TcpDiscoverySpi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Loses the primary node of a busy key mid-load, with one backup: the charges made before the
+ * loss survive (the total admitted never exceeds the limit) and decisions go on afterwards.
+ *
+ * <p>The clock is fixed, so nothing refills: every admitted request takes a token for good and
+ * the limit is a hard budget that state loss would visibly overspend.
+ */
+class IgniteStoreFailoverIT {
+
+    private static final long BUDGET = 1_500;
+    private static final Limit LIMIT = Limit.of(Algorithms.TOKEN_BUCKET, BUDGET, Duration.ofDays(1));
+    private static final String KEY = "busy";
+    private static final int THREADS_PER_STORE = 2;
+
+    private IgniteMembers members;
+    private List<Ignite> nodes;
+    private final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
+
+    @BeforeEach
+    void startCluster() {
+        members = new IgniteMembers("failover", 48540);
+        nodes = List.of(members.startServer("a"), members.startServer("b"), members.startServer("c"));
+        // Create the cache (one backup) before anything runs against it.
+        IgniteStore.builder(nodes.get(0)).backups(1).build().close();
+    }
+
+    @AfterEach
+    void stopCluster() {
+        members.close();
+    }
+
+    @Test
+    void aShutDownPrimaryLosesNoState() throws Exception {
+        survivesTheLossOfThePrimary(primary -> Ignition.stop(primary.name(), false));
+    }
+
+    @Test
+    void anAbruptlyFailedPrimaryLosesNoState() throws Exception {
+        survivesTheLossOfThePrimary(primary -> {
+            // As a crash looks to the others: the node stops answering, and is dropped when its
+            // failure is detected; then it is stopped for good without saying goodbye.
+            ((TcpCommunicationSpi) primary.configuration().getCommunicationSpi()).simulateNodeFailure();
+            ((TcpDiscoverySpi) primary.configuration().getDiscoverySpi()).simulateNodeFailure();
+            Ignition.stop(primary.name(), true);
+        });
+    }
+
+    private void survivesTheLossOfThePrimary(Consumer<Ignite> lose) throws Exception {
+        Ignite primary = primaryOf(KEY);
+        List<Ignite> survivors = new ArrayList<>();
+        List<Store> stores = new ArrayList<>();
+        for (Ignite node : nodes) {
+            if (node != primary) {
+                survivors.add(node);
+                stores.add(IgniteStore.builder(node).clockForTesting(clock).timeout(Duration.ofSeconds(2)).build());
+            }
+        }
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicInteger admittedAfterLoss = new AtomicInteger();
+        AtomicInteger deniedAfterLoss = new AtomicInteger();
+        AtomicInteger storeFailures = new AtomicInteger();
+        AtomicReference<Throwable> unexpected = new AtomicReference<>();
+        AtomicReference<Boolean> lost = new AtomicReference<>(false);
+
+        ExecutorService pool = Executors.newFixedThreadPool(stores.size() * THREADS_PER_STORE);
+        try {
+            List<Future<?>> load = new ArrayList<>();
+            for (Store store : stores) {
+                for (int t = 0; t < THREADS_PER_STORE; t++) {
+                    load.add(pool.submit(() -> {
+                        // Each thread goes on until the limit denies it three times after the loss.
+                        int denialsAfterLoss = 0;
+                        while (denialsAfterLoss < 3) {
+                            boolean afterLoss = lost.get();
+                            try {
+                                Decision decision = store.apply(KEY, List.of(LIMIT), 1).toCompletableFuture().join();
+                                if (decision.allowed()) {
+                                    admitted.incrementAndGet();
+                                    if (afterLoss) {
+                                        admittedAfterLoss.incrementAndGet();
+                                    }
+                                } else {
+                                    assertThat(decision.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+                                    if (afterLoss) {
+                                        denialsAfterLoss++;
+                                        deniedAfterLoss.incrementAndGet();
+                                    }
+                                }
+                            } catch (CompletionException e) {
+                                if (!(e.getCause() instanceof StoreUnavailableException)) {
+                                    unexpected.compareAndSet(null, e);
+                                    return;
+                                }
+                                storeFailures.incrementAndGet();
+                            }
+                        }
+                    }));
+                }
+            }
+            while (admitted.get() < BUDGET / 3) {
+                Thread.onSpinWait();
+            }
+            long lossStart = System.nanoTime();
+            lose.accept(primary);
+            lost.set(true);
+            long lossMillis = (System.nanoTime() - lossStart) / 1_000_000;
+            for (Future<?> done : load) {
+                done.get(3, TimeUnit.MINUTES);
+            }
+            System.out.printf("failover: admitted %d of %d (%d after the loss), store failures %d, "
+                            + "losing the node took %d ms%n", admitted.get(), BUDGET, admittedAfterLoss.get(),
+                    storeFailures.get(), lossMillis);
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(unexpected.get()).as("failures other than store failures").isNull();
+        assertThat(admitted.get()).as("admitted in all (store failures: %d)", storeFailures.get())
+                .isLessThanOrEqualTo((int) BUDGET);
+        assertThat(admittedAfterLoss.get()).as("admitted after the loss").isPositive();
+        assertThat(deniedAfterLoss.get()).as("denied after the loss").isPositive();
+        assertThat(survivors.get(0).cluster().forServers().nodes()).as("servers left").hasSize(2);
+    }
+
+    private Ignite primaryOf(String key) {
+        return nodes.stream()
+                .filter(node -> node.affinity(IgniteStore.DEFAULT_CACHE_NAME).isPrimary(node.cluster().localNode(), key))
+                .findFirst().orElseThrow();
+    }
+}

@@ -1,0 +1,349 @@
+package io.sluice.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisURI;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
+import io.sluice.api.Decision;
+import io.sluice.api.FailurePolicy;
+import io.sluice.api.Limit;
+import io.sluice.api.RateLimiter;
+import io.sluice.api.Store;
+import io.sluice.api.StoreUnavailableException;
+import io.sluice.api.Transition;
+import io.sluice.testkit.VirtualClock;
+import io.sluice.testkit.redis.RedisFixture;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The Redis store on one real standalone server. */
+class RedisStoreIT {
+
+    @RegisterExtension
+    static final RedisFixture redis = RedisFixture.standalone();
+
+    private static final Duration TEST_TIMEOUT = Duration.ofSeconds(5);
+    private static final long T0 = 1_764_000_000_000_000L;
+
+    private final List<Store> stores = new ArrayList<>();
+
+    @BeforeEach
+    void emptyRedis() {
+        redis.command(0, "FLUSHALL");
+    }
+
+    @AfterEach
+    void closeStores() {
+        stores.forEach(Store::close);
+    }
+
+    private Store store(RedisStore.Builder builder) {
+        Store store = builder.build();
+        stores.add(store);
+        return store;
+    }
+
+    private Store storeOnRedisTime() {
+        return store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT));
+    }
+
+    private static Decision decide(Store store, String key, List<Limit> limits, long cost) {
+        return store.apply(key, limits, cost).toCompletableFuture().join();
+    }
+
+    private static Limit limit(Algorithm algorithm, long permits, Duration period) {
+        return Limit.of(algorithm, permits, period).named(algorithm.name());
+    }
+
+    @Test
+    void oneCommandPerDecisionAlsoWithSeveralLimits() {
+        Store store = storeOnRedisTime();
+        List<Limit> limits = List.of(
+                limit(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)),
+                limit(Algorithms.FIXED_WINDOW, 1_000_000, Duration.ofDays(1)),
+                limit(Algorithms.GCRA, 10_000, Duration.ofMinutes(1)));
+        decide(store, "warm-up", limits, 1);
+        redis.command(0, "CONFIG", "RESETSTAT");
+
+        for (int i = 0; i < 50; i++) {
+            assertThat(decide(store, "client-" + (i % 5), limits, 3).allowed()).isTrue();
+        }
+
+        Map<String, Long> calls = commandCalls();
+        assertThat(calls.get("evalsha")).isEqualTo(50);
+        assertThat(calls).doesNotContainKeys("eval", "script");
+    }
+
+    @Test
+    void everyKeyGetsATtlNoLongerThanItsFullReset() {
+        Store store = storeOnRedisTime();
+        for (Algorithm algorithm : Algorithms.all()) {
+            Limit limit = limit(algorithm, 10, Duration.ofMinutes(1));
+            Decision decision = decide(store, "ttl-client", List.of(limit), 4);
+            assertThat(decision.allowed()).isTrue();
+            String key = RedisKeys.key(RedisKeys.hashTag("ttl-client"), limit.name());
+            long ttlMillis = (Long) redis.command(0, "PTTL", key);
+            long resetMillis = (decision.resetAfter().toNanos() / 1_000 + 999) / 1_000;
+            assertThat(ttlMillis).as(algorithm.name()).isPositive().isLessThanOrEqualTo(resetMillis);
+        }
+        List<?> keys = (List<?>) redis.command(0, "KEYS", "*");
+        assertThat(keys).hasSize(Algorithms.all().size());
+    }
+
+    @Test
+    void idleClientsCostNoMemory() {
+        Store store = storeOnRedisTime();
+        for (Algorithm algorithm : Algorithms.all()) {
+            decide(store, "short-lived", List.of(limit(algorithm, 5, Duration.ofMillis(30))), 1);
+        }
+        assertThat((Long) redis.command(0, "DBSIZE")).isEqualTo(Algorithms.all().size());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((Long) redis.command(0, "DBSIZE") > 0 && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        assertThat((Long) redis.command(0, "DBSIZE")).isZero();
+    }
+
+    @Test
+    void identitiesAreHashedSoNoneCollidesOrEscapesItsKey() {
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(new VirtualClock(T0)));
+        List<String> identities = List.of("{", "}", "{}", "a{b}c", "}{", "\n", "a\nb", "a\r\nb", "\"", "'",
+                "\\", "%s", "sluice:v1:{x}:fixed-window", "\uD800", "?", "\uFFFD", " ", "\u0000", "é",
+                "e\u0301", "x".repeat(10_240), "x".repeat(10_239) + "y", "x".repeat(RateLimiter.MAX_KEY_LENGTH));
+        List<Limit> limits = List.of(limit(Algorithms.FIXED_WINDOW, 1, Duration.ofDays(1)),
+                limit(Algorithms.SLIDING_LOG, 1, Duration.ofDays(1)));
+
+        for (String identity : identities) {
+            assertThat(decide(store, identity, limits, 1).allowed()).as("first request of %s", identity).isTrue();
+        }
+        for (String identity : identities) {
+            assertThat(decide(store, identity, limits, 1).allowed()).as("second request of %s", identity).isFalse();
+        }
+
+        Set<Object> keys = new HashSet<>((List<?>) redis.command(0, "KEYS", "*"));
+        assertThat(keys).hasSize(identities.size() * limits.size())
+                .allSatisfy(key -> assertThat((String) key)
+                        .matches("sluice:v1:\\{[A-Za-z0-9_-]{22}\\}:(fixed-window|sliding-log)"));
+    }
+
+    @Test
+    void aTimeoutIsAStoreFailureAndTheCommandIsNotSentAgain() {
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofMillis(20)));
+        List<Limit> limits = List.of(limit(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)));
+        RateLimiter limiter = RateLimiter.builder().limit(limits.get(0)).store(store)
+                .failurePolicy(FailurePolicy.FAIL_CLOSED).build();
+        // The first decisions load the script and warm the code up, within 20 ms or not.
+        int attempts = 1;
+        while (!limiter.decide("slow").allowed()) {
+            assertThat(++attempts).as("decisions until one succeeds within 20 ms").isLessThanOrEqualTo(100);
+        }
+        redis.command(0, "CONFIG", "RESETSTAT");
+
+        // Redis stops serving other clients for 500 ms, as a slow or overloaded Redis would.
+        redis.command(0, "CLIENT", "PAUSE", "500");
+        Decision decision = limiter.decide("slow");
+        assertThatThrownBy(() -> decide(store, "slow", limits, 1))
+                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("within 20 ms");
+        assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+        assertThat(decision.allowed()).isFalse();
+        redis.command(0, "PING"); // answered once the pause is over
+
+        assertThat(limiter.decide("slow").reason()).isEqualTo(Decision.Reason.WITHIN_LIMIT);
+        // Two timed-out decisions were each sent once, then one that succeeded: never a replay.
+        assertThat(commandCalls().get("evalsha")).isLessThanOrEqualTo(3);
+    }
+
+    @Test
+    void scriptFlushMidRunCostsNoFailedDecision() {
+        Store store = storeOnRedisTime();
+        List<Limit> limits = List.of(limit(Algorithms.GCRA, 1_000_000, Duration.ofSeconds(1)));
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 20; i++) {
+                assertThat(decide(store, "flushed", limits, 1).allowed()).isTrue();
+            }
+            redis.command(0, "SCRIPT", "FLUSH");
+        }
+        assertThat(decide(store, "flushed", limits, 1).allowed()).isTrue();
+    }
+
+    @Test
+    void decisionsResumeAfterARestart() {
+        try (RedisFixture own = RedisFixture.standalone().start()) {
+            Store store = store(RedisStore.standalone(RedisURI.create(own.uri())).commandTimeout(Duration.ofSeconds(1)));
+            List<Limit> limits = List.of(limit(Algorithms.SLIDING_WINDOW_COUNTER, 1_000_000, Duration.ofSeconds(1)));
+            assertThat(decide(store, "restarted", limits, 1).allowed()).isTrue();
+
+            own.restart();
+
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            int failures = 0;
+            Decision decision = null;
+            while (decision == null && System.nanoTime() < deadline) {
+                try {
+                    decision = decide(store, "restarted", limits, 1);
+                } catch (CompletionException e) {
+                    assertThat(e).hasCauseInstanceOf(StoreUnavailableException.class);
+                    failures++;
+                }
+            }
+            assertThat(decision).as("a decision within 15 s of the restart, after " + failures + " failures")
+                    .isNotNull();
+            assertThat(decision.allowed()).isTrue();
+            for (int i = 0; i < 20; i++) {
+                assertThat(decide(store, "restarted", limits, 1).allowed()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void concurrentInstancesNeverAdmitMoreThanTheLimit() throws Exception {
+        VirtualClock clock = new VirtualClock(T0);
+        RedisClient client = RedisClient.create(redis.uri());
+        client.setOptions(ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+        ExecutorService threads = Executors.newFixedThreadPool(20);
+        try {
+            List<RateLimiter> instances = new ArrayList<>();
+            for (Algorithm algorithm : Algorithms.all()) {
+                instances.clear();
+                Limit limit = limit(algorithm, 300, Duration.ofHours(1));
+                for (int i = 0; i < 20; i++) {
+                    instances.add(RateLimiter.builder().limit(limit)
+                            .store(store(RedisStore.standalone(client).commandTimeout(TEST_TIMEOUT)
+                                    .clockForTesting(clock)))
+                            .build());
+                }
+                assertThat(hammer(threads, instances, "hot-" + algorithm.name(), 50)).as(algorithm.name())
+                        .isEqualTo(300);
+            }
+
+            instances.clear();
+            for (int i = 0; i < 20; i++) {
+                instances.add(RateLimiter.builder()
+                        .limit(limit(Algorithms.TOKEN_BUCKET, 250, Duration.ofHours(1)))
+                        .limit(limit(Algorithms.SLIDING_LOG, 200, Duration.ofDays(1)))
+                        .store(store(RedisStore.standalone(client).commandTimeout(TEST_TIMEOUT).clockForTesting(clock)))
+                        .build());
+            }
+            assertThat(hammer(threads, instances, "hot-multi", 40)).isEqualTo(200);
+            Decision afterwards = instances.get(0).decide("hot-multi", 1);
+            assertThat(afterwards.allowed()).isFalse();
+            assertThat(afterwards.binding().name()).isEqualTo("sliding-log");
+        } finally {
+            threads.shutdownNow();
+            stores.forEach(Store::close);
+            stores.clear();
+            client.shutdown();
+        }
+    }
+
+    /** Every instance decides {@code attempts} requests for one key at once; returns the admitted. */
+    private static int hammer(ExecutorService threads, List<RateLimiter> instances, String key, int attempts)
+            throws Exception {
+        AtomicInteger admitted = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> running = new ArrayList<>();
+        for (RateLimiter instance : instances) {
+            running.add(threads.submit(() -> {
+                start.await();
+                for (int i = 0; i < attempts; i++) {
+                    Decision decision = instance.decide(key, 1);
+                    assertThat(decision.reason()).isNotEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+                    if (decision.allowed()) {
+                        admitted.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> thread : running) {
+            thread.get(60, TimeUnit.SECONDS);
+        }
+        return admitted.get();
+    }
+
+    @Test
+    void authenticationComesFromTheUri() {
+        try (RedisFixture own = RedisFixture.standalone().start()) {
+            own.command(0, "CONFIG", "SET", "requirepass", "s3cret");
+            RedisURI withPassword = RedisURI.create("redis://:s3cret@" + own.host() + ":" + own.ports().get(0));
+            Store store = store(RedisStore.standalone(withPassword).commandTimeout(TEST_TIMEOUT));
+            assertThat(decide(store, "authenticated", List.of(limit(Algorithms.GCRA, 1, Duration.ofDays(1))), 1)
+                    .allowed()).isTrue();
+
+            assertThatThrownBy(() -> RedisStore.standalone(RedisURI.create(own.uri())).build())
+                    .isInstanceOf(RedisConnectionException.class)
+                    .rootCause().hasMessageContaining("NOAUTH");
+        }
+    }
+
+    @Test
+    void badSettingsAreRejectedNamingTheValue() {
+        RedisClient replaying = RedisClient.create(redis.uri());
+        try {
+            assertThatThrownBy(() -> RedisStore.standalone(replaying))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("REJECT_COMMANDS");
+        } finally {
+            replaying.shutdown();
+        }
+        assertThatThrownBy(() -> RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> RedisStore.cluster(List.of()))
+                .isInstanceOf(IllegalArgumentException.class);
+
+        Store store = storeOnRedisTime();
+        Algorithm custom = new Algorithm() {
+            @Override
+            public String name() {
+                return "custom";
+            }
+
+            @Override
+            public void checkLimit(long permits, long burst, long periodMicros) {
+            }
+
+            @Override
+            public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+                return Transition.allowed(0, 0, new long[] {0});
+            }
+        };
+        assertThatThrownBy(() -> store.apply("k", List.of(Limit.of(custom, 1, Duration.ofSeconds(1))), 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'custom'");
+    }
+
+    private static Map<String, Long> commandCalls() {
+        String info = (String) redis.command(0, "INFO", "commandstats");
+        Map<String, Long> calls = new java.util.HashMap<>();
+        Matcher matcher = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)").matcher(info);
+        while (matcher.find()) {
+            calls.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+        }
+        return calls;
+    }
+}
