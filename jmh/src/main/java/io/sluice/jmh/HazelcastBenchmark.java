@@ -5,8 +5,8 @@ import org.openjdk.jmh.annotations.Param;
 
 /**
  * One decision on a two-member Hazelcast cluster whose other member runs in a separate JVM,
- * for keys that member owns (the caller is not the owner): Bucket4j's Hazelcast backend,
- * and a plain entry processor as the floor.
+ * for keys that member owns (the caller is not the owner): Sluice's store with every
+ * algorithm, Bucket4j's Hazelcast backend, and a plain entry processor as the floor.
  */
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "java.se",
         "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",

@@ -6,6 +6,7 @@ import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
+import io.sluice.store.hazelcast.HazelcastStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -121,6 +122,9 @@ final class HazelcastCluster implements AutoCloseable {
         config.setClusterName(clusterName);
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.logging.type", "none");
+        // Two known members on loopback: join at once instead of waiting for more to appear.
+        config.setProperty("hazelcast.wait.seconds.before.join", "0");
+        config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
         NetworkConfig network = config.getNetworkConfig();
         network.setPort(ownPort).setPortAutoIncrement(false);
         network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
@@ -130,6 +134,7 @@ final class HazelcastCluster implements AutoCloseable {
         join.getTcpIpConfig().setEnabled(true)
                 .addMember("127.0.0.1:" + ownPort)
                 .addMember("127.0.0.1:" + otherPort);
+        HazelcastStore.configureSerialization(config.getSerializationConfig());
         HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), BUCKET4J_TYPE_ID_BASE);
         config.getSerializationConfig().addDataSerializableFactory(
                 TokenBucketFloorProcessor.FACTORY_ID, new TokenBucketFloorProcessor.Factory());

@@ -1,9 +1,16 @@
 package io.sluice.jmh;
 
+import io.sluice.store.hazelcast.HazelcastStore;
+import java.time.Duration;
 import java.util.function.BiFunction;
 
-/** What {@link HazelcastBenchmark} measures on the same cluster: Bucket4j and the floor. */
+/** What {@link HazelcastBenchmark} measures on the same cluster: Sluice's store with each algorithm, Bucket4j, and the floor. */
 public enum HazelcastImpl {
+    SLUICE_TOKEN_BUCKET(sluice("token-bucket")),
+    SLUICE_GCRA(sluice("gcra")),
+    SLUICE_FIXED_WINDOW(sluice("fixed-window")),
+    SLUICE_SLIDING_WINDOW_COUNTER(sluice("sliding-window-counter")),
+    SLUICE_SLIDING_LOG(sluice("sliding-log")),
     BUCKET4J(Bucket4jHazelcastLimiter::new),
     ENTRY_PROCESSOR(EntryProcessorFloorLimiter::new);
 
@@ -15,5 +22,11 @@ public enum HazelcastImpl {
 
     Limiter create(HazelcastCluster cluster, LimitShape shape) {
         return factory.apply(cluster, shape);
+    }
+
+    /** Sluice's Hazelcast store on the caller's member, its timeout raised as for Redis (the peers have none). */
+    private static BiFunction<HazelcastCluster, LimitShape, Limiter> sluice(String algorithm) {
+        return (cluster, shape) -> new SluiceLimiter(HazelcastStore.builder(cluster.caller())
+                .mapName("sluice-jmh-sluice").timeout(Duration.ofSeconds(1)).build(), algorithm, shape);
     }
 }

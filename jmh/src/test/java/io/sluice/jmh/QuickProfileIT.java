@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +17,9 @@ import org.openjdk.jmh.results.RunResult;
 
 /**
  * Keeps the server benchmarks from rotting: runs them in the CI profile against the servers
- * they start themselves, narrowed to the hot key and the single limit so that the build stays
- * short, and checks that every implementation produced figures. Never looks at timing.
+ * they start themselves, narrowed to the hot key and the single limit (and on a cluster to a
+ * few implementations) so that the build stays short, and checks that every implementation
+ * run produced figures. Never looks at timing.
  */
 class QuickProfileIT {
 
@@ -37,6 +39,20 @@ class QuickProfileIT {
         assertThat(results).allSatisfy(r -> assertThat(r.getPrimaryResult().getSampleCount()).isPositive());
         assertThat(ResultTables.markdown("ci", results))
                 .contains("### Redis, limits=SINGLE, topology=CLUSTER", "| EVALSHA (floor) |", "x floor");
+    }
+
+    @Test
+    void sluiceAndBucket4jRunOnAHazelcastMemberInAnotherJvm(@TempDir Path output) throws Exception {
+        // Each trial starts a member process and a member here: two implementations only.
+        Collection<RunResult> results = BenchmarkProfiles.run(BenchmarkProfiles.Profile.CI, List.of("hazelcast"),
+                Map.of("keys", new String[] {"HOT"}, "limits", new String[] {"SINGLE"},
+                        "impl", new String[] {"SLUICE_TOKEN_BUCKET", "BUCKET4J"}),
+                output);
+
+        assertThat(results).hasSize(4)
+                .allSatisfy(r -> assertThat(r.getPrimaryResult().getSampleCount()).isPositive());
+        assertThat(ResultTables.markdown("ci", results)).contains("### Hazelcast, limits=SINGLE",
+                "| **SLUICE_TOKEN_BUCKET** |", "| BUCKET4J |");
     }
 
     private static Set<String> measured(List<RunResult> results, String topology) {

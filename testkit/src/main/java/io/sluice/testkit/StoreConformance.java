@@ -56,9 +56,9 @@ import net.jqwik.api.statistics.Statistics;
  *
  * <p>The kit creates each store once per test class (lazily, the one on its own clock only
  * for the tests that need it) and closes both when the class is done, before the subclass's
- * own {@code @AfterContainer} methods run, so a subclass may stop its server there. Every try uses keys
- * of its own, so tries never see each other's state, also on a server that outlives the
- * test run. The kit adapts its expectations to the store's {@link StoreCapabilities}: a
+ * own {@code @AfterContainer} methods run, so a subclass may stop its server there. Every
+ * try uses keys of its own, so tries never see each other's state, also on a server that
+ * outlives the test run. The kit adapts its expectations to the store's {@link StoreCapabilities}: a
  * missing capability weakens a check to what the {@link Store} contract still requires, and
  * the report says so; nothing is skipped silently.
  *
@@ -92,7 +92,10 @@ public abstract class StoreConformance {
      */
     protected abstract Store createStore(VirtualClock clock);
 
-    /** Creates the store under test on its own clock, as in production. Called at most once per test class. */
+    /**
+     * Creates the store under test on its own clock, as in production. Called at most once per
+     * test class.
+     */
     protected abstract Store createStore();
 
     /**
