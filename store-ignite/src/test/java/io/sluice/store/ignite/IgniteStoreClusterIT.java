@@ -215,6 +215,18 @@ class IgniteStoreClusterIT {
     }
 
     @Test
+    void aClosedStoreFailsAsAStoreFailure() {
+        Store closed = IgniteStore.builder(nodes.get(2)).clockForTesting(clock).build();
+        closed.close();
+        Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 5, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> decide(closed, "closed", List.of(limit), 1))
+                .isInstanceOf(CompletionException.class)
+                .cause().isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+        // Closing a store leaves the node to the application.
+        assertThat(decide(stores.get(2), "closed", List.of(limit), 1).allowed()).isTrue();
+    }
+
+    @Test
     void theBuilderRejectsBadValuesAndUnusableCaches() {
         assertThatThrownBy(() -> IgniteStore.builder(nodes.get(0)).backups(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
