@@ -227,6 +227,30 @@ class IgniteStoreClusterIT {
     }
 
     @Test
+    void aLimitWithAnAlgorithmTheNodesDoNotKnowIsAStoreFailure() {
+        Algorithm custom = new Algorithm() {
+            @Override
+            public String name() {
+                return "leaky-bucket";
+            }
+
+            @Override
+            public void checkLimit(long permits, long burst, long periodMicros) {
+            }
+
+            @Override
+            public io.sluice.api.Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+                throw new UnsupportedOperationException("never reached: the nodes rebuild limits by name");
+            }
+        };
+        Limit limit = Limit.of(custom, 5, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> decide(stores.get(3), "custom", List.of(limit), 1))
+                .isInstanceOf(CompletionException.class)
+                .cause().isInstanceOf(StoreUnavailableException.class)
+                .hasStackTraceContaining("leaky-bucket");
+    }
+
+    @Test
     void theBuilderRejectsBadValuesAndUnusableCaches() {
         assertThatThrownBy(() -> IgniteStore.builder(nodes.get(0)).backups(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
