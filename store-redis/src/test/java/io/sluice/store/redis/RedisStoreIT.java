@@ -112,7 +112,7 @@ class RedisStoreIT {
     void everyKeyGetsATtlNoLongerThanItsFullReset() {
         Store store = storeOnRedisTime();
         for (Algorithm algorithm : Algorithms.all()) {
-            Limit limit = limit(algorithm, 10, Duration.ofMinutes(1));
+            Limit limit = limit(algorithm, 10, Duration.ofDays(1));
             Decision decision = decide(store, "ttl-client", List.of(limit), 4);
             assertThat(decision.allowed()).isTrue();
             String key = RedisKeys.key(RedisKeys.hashTag("ttl-client"), limit.name());
