@@ -6,8 +6,11 @@ import com.hazelcast.core.HazelcastInstance;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,7 +43,7 @@ class HazelcastMeasurement {
         System.out.println("# Hazelcast store measurement, " + Instant.now() + ", "
                 + Runtime.getRuntime().availableProcessors() + " cores, Java "
                 + System.getProperty("java.version") + ", max heap "
-                + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
+                + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB, load average " + loadAverage());
         try (TestCluster cluster = new TestCluster()) {
             long start = System.nanoTime();
             HazelcastInstance first = cluster.startMember();
@@ -124,6 +127,16 @@ class HazelcastMeasurement {
                     (after - before) / (1 << 20), entryCost / (1 << 20), (after - before) / HEAP_KEYS);
             System.out.printf("encoded state of one such key: %d bytes%n",
                     member.<String, byte[]>getMap("heap").get("client-0").length);
+        }
+    }
+
+    /** The machine's load when the measurement starts: other work on it skews the figures. */
+    private static String loadAverage() {
+        Path loadavg = Path.of("/proc/loadavg");
+        try {
+            return Files.exists(loadavg) ? Files.readString(loadavg).trim() : "unknown";
+        } catch (IOException e) {
+            return "unknown";
         }
     }
 

@@ -3,6 +3,8 @@ package io.sluice.store.hazelcast;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryYamlConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import io.sluice.algorithms.Algorithms;
@@ -36,15 +38,26 @@ class MemberConfigurationIT {
         }
     }
 
+    /** The member configuration of docs/stores/hazelcast.md, in YAML. */
+    private static final String DOCUMENTED_YAML = """
+            hazelcast:
+              serialization:
+                data-serializable-factories:
+                  - factory-id: 1399616867
+                    class-name: io.sluice.store.hazelcast.ProcessorFactory
+              map:
+                sluice:
+                  backup-count: 1
+            """;
+
     @Test
-    void aFactoryDeclaredByClassNameServesAsWell() {
+    void theDocumentedDeclarativeConfigurationServesAsWell() {
+        Config documented = new InMemoryYamlConfig(DOCUMENTED_YAML);
+        assertThat(documented.getMapConfig(HazelcastStore.DEFAULT_MAP_NAME).getBackupCount()).isEqualTo(1);
         try (TestCluster cluster = new TestCluster()) {
             HazelcastInstance member = cluster.startMember(null, config -> {
-                config.getSerializationConfig().getDataSerializableFactories()
-                        .remove(HazelcastStore.SERIALIZATION_FACTORY_ID);
-                // What declarative (XML or YAML) configuration of a member produces.
-                config.getSerializationConfig().addDataSerializableFactoryClass(
-                        HazelcastStore.SERIALIZATION_FACTORY_ID, "io.sluice.store.hazelcast.ProcessorFactory");
+                config.setSerializationConfig(documented.getSerializationConfig());
+                config.addMapConfig(documented.getMapConfig(HazelcastStore.DEFAULT_MAP_NAME));
             });
 
             Store store = HazelcastStore.builder(member).timeout(Duration.ofSeconds(30)).build();

@@ -62,7 +62,8 @@ final class IgniteCacheStore implements Store {
 
     private <T> CompletableFuture<T> invoke(String key, CacheEntryProcessor<String, byte[], T> processor) {
         if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException("the Ignite store is closed"));
+            return CompletableFuture.failedFuture(new StoreUnavailableException(
+                    "the Ignite store on cache '" + cache.getName() + "' is closed"));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
         try {

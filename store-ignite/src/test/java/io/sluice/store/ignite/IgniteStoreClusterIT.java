@@ -215,6 +215,42 @@ class IgniteStoreClusterIT {
     }
 
     @Test
+    void aClosedStoreFailsAsAStoreFailure() {
+        Store closed = IgniteStore.builder(nodes.get(2)).clockForTesting(clock).build();
+        closed.close();
+        Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 5, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> decide(closed, "closed", List.of(limit), 1))
+                .isInstanceOf(CompletionException.class)
+                .cause().isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+        // Closing a store leaves the node to the application.
+        assertThat(decide(stores.get(2), "closed", List.of(limit), 1).allowed()).isTrue();
+    }
+
+    @Test
+    void aLimitWithAnAlgorithmTheNodesDoNotKnowIsAStoreFailure() {
+        Algorithm custom = new Algorithm() {
+            @Override
+            public String name() {
+                return "leaky-bucket";
+            }
+
+            @Override
+            public void checkLimit(long permits, long burst, long periodMicros) {
+            }
+
+            @Override
+            public io.sluice.api.Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+                throw new UnsupportedOperationException("never reached: the nodes rebuild limits by name");
+            }
+        };
+        Limit limit = Limit.of(custom, 5, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> decide(stores.get(3), "custom", List.of(limit), 1))
+                .isInstanceOf(CompletionException.class)
+                .cause().isInstanceOf(StoreUnavailableException.class)
+                .hasStackTraceContaining("leaky-bucket");
+    }
+
+    @Test
     void theBuilderRejectsBadValuesAndUnusableCaches() {
         assertThatThrownBy(() -> IgniteStore.builder(nodes.get(0)).backups(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");

@@ -28,8 +28,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Loses the primary node of a busy key mid-load, with one backup: the charges made before the
- * loss survive (the total admitted never exceeds the limit) and decisions go on afterwards.
+ * Loses the primary node of a busy key mid-load, with one backup, while limiters on the two
+ * other servers and on a client node load it: the charges made before the loss survive (the
+ * total admitted never exceeds the limit) and decisions go on afterwards.
  *
  * <p>The clock is fixed, so nothing refills: every admitted request takes a token for good and
  * the limit is a hard budget that state loss would visibly overspend.
@@ -43,12 +44,14 @@ class IgniteStoreFailoverIT {
 
     private IgniteMembers members;
     private List<Ignite> nodes;
+    private Ignite client;
     private final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
 
     @BeforeEach
     void startCluster() {
         members = new IgniteMembers("failover", 48540);
         nodes = List.of(members.startServer("a"), members.startServer("b"), members.startServer("c"));
+        client = members.startClient("client");
         // Create the cache (one backup) before anything runs against it.
         IgniteStore.builder(nodes.get(0)).backups(1).build().close();
     }
@@ -81,8 +84,11 @@ class IgniteStoreFailoverIT {
         for (Ignite node : nodes) {
             if (node != primary) {
                 survivors.add(node);
-                stores.add(IgniteStore.builder(node).clockForTesting(clock).timeout(Duration.ofSeconds(2)).build());
             }
+        }
+        // Limiters embedded in the two other servers, and one on a client node.
+        for (Ignite node : List.of(survivors.get(0), survivors.get(1), client)) {
+            stores.add(IgniteStore.builder(node).clockForTesting(clock).timeout(Duration.ofSeconds(2)).build());
         }
         AtomicInteger admitted = new AtomicInteger();
         AtomicInteger admittedAfterLoss = new AtomicInteger();

@@ -121,9 +121,10 @@ final class LettuceStore implements Store {
                 complete(result, reply, error);
                 return;
             }
+            // Retried even when the load failed: in a cluster it fails when any node is down,
+            // yet may have reached the node that answered NOSCRIPT.
             loaded(script, sentAt).whenComplete((sha, loadError) -> {
-                if (loadError != null || result.isDone()) {
-                    complete(result, null, loadError != null ? loadError : error);
+                if (result.isDone()) {
                     return;
                 }
                 RedisFuture<T> retry = commands.evalsha(script.sha1(), type, keys, args);

@@ -12,7 +12,10 @@ import io.sluice.testkit.redis.RedisFixture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import io.sluice.api.StoreUnavailableException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -112,6 +115,40 @@ class RedisClusterStoreIT {
             redis.command(node, "SCRIPT", "FLUSH");
             for (String client : clients) {
                 assertThat(store.apply(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void decisionsResumeOnEveryMasterAfterTheClusterRestarts() {
+        List<String> clients = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            clients.add("restart-" + i);
+        }
+        try (RedisFixture own = RedisFixture.cluster().start();
+             Store restarted = RedisStore.cluster(RedisURI.create(own.uri())).commandTimeout(Duration.ofSeconds(1))
+                     .build()) {
+            for (String client : clients) {
+                assertThat(restarted.apply(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
+            }
+
+            own.restart();
+
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            for (String client : clients) {
+                Decision decision = null;
+                while (decision == null) {
+                    try {
+                        decision = restarted.apply(client, LIMITS, 1).toCompletableFuture().join();
+                    } catch (CompletionException e) {
+                        assertThat(e).hasCauseInstanceOf(StoreUnavailableException.class);
+                        assertThat(System.nanoTime() - deadline).as("failing 30 s after the restart: " + e)
+                                .isNegative();
+                    }
+                }
+                // The restart lost the data: the client starts afresh.
+                assertThat(decision.allowed()).isTrue();
+                assertThat(decision.remaining()).isEqualTo(4);
             }
         }
     }
