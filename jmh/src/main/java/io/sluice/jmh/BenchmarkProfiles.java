@@ -32,7 +32,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * <pre>
  * java -cp ... io.sluice.jmh.BenchmarkProfiles quick|full|ci [stores] [param=value,value ...]
  *   stores: comma-separated among local, redis, hazelcast, ignite (default: all)
- *   param:  narrows a @Param, such as impl=SLUICE_GCRA,BUCKET4J or keys=HOT
+ *   param:  narrows a @Param, such as impl=SLUICE_GCRA,BUCKET4J or keys=HOT;
+ *           threads=1,8,32 replaces the profile's throughput thread counts
  * </pre>
  * The results go to {@code target/benchmarks/} (JMH JSON per run, and {@code results.md}),
  * or to the directory named by the system property {@code sluice.jmh.output}.
@@ -43,8 +44,8 @@ public final class BenchmarkProfiles {
     public enum Profile {
         /** Proves the benchmarks run: in process, 100 ms iterations, one thread. */
         CI(0, 1, 100, 1, 100, List.of(1)),
-        /** Minutes on a CI-sized machine: one fork, short iterations, 1 and 8 threads. */
-        QUICK(1, 1, 1_000, 1, 2_000, List.of(1, 8)),
+        /** Minutes per store on a CI-sized machine: one fork, one short iteration, 1 and 8 threads. */
+        QUICK(1, 1, 2_000, 1, 3_000, List.of(1, 8)),
         /** The published figures: every thread count, longer iterations. */
         FULL(1, 2, 2_000, 3, 3_000, List.of(1, 2, 8, 32));
 
@@ -93,15 +94,18 @@ public final class BenchmarkProfiles {
                 ? Arrays.asList(args[1].split(","))
                 : List.copyOf(STORES.keySet());
         Map<String, String[]> params = new LinkedHashMap<>();
+        List<Integer> threads = profile.throughputThreads;
         for (String arg : Arrays.asList(args).subList(1, args.length)) {
             int equals = arg.indexOf('=');
-            if (equals > 0) {
+            if (equals > 0 && arg.startsWith("threads=")) {
+                threads = Arrays.stream(arg.substring(equals + 1).split(",")).map(Integer::valueOf).toList();
+            } else if (equals > 0) {
                 params.put(arg.substring(0, equals), arg.substring(equals + 1).split(","));
             }
         }
         Path output = Path.of(System.getProperty("sluice.jmh.output", "target/benchmarks"));
         Files.createDirectories(output);
-        Collection<RunResult> results = run(profile, stores, params, output);
+        Collection<RunResult> results = run(profile, threads, stores, params, output);
         String command = "BenchmarkProfiles " + String.join(" ", args);
         Path report = output.resolve("results.md");
         Files.writeString(report, ResultTables.markdown(command, results));
@@ -115,6 +119,13 @@ public final class BenchmarkProfiles {
     public static Collection<RunResult> run(Profile profile, List<String> stores,
                                             Map<String, String[]> params, Path output)
             throws RunnerException {
+        return run(profile, profile.throughputThreads, stores, params, output);
+    }
+
+    /** As {@link #run(Profile, List, Map, Path)}, measuring throughput at {@code throughputThreads}. */
+    public static Collection<RunResult> run(Profile profile, List<Integer> throughputThreads, List<String> stores,
+                                            Map<String, String[]> params, Path output)
+            throws RunnerException {
         List<RunResult> results = new ArrayList<>();
         for (String store : stores) {
             StoreBenchmark benchmark = STORES.get(store);
@@ -123,7 +134,7 @@ public final class BenchmarkProfiles {
             }
             results.addAll(new Runner(options(profile, benchmark, params, Mode.SampleTime, 1,
                     output.resolve(store + "-latency.json"))).run());
-            for (int threads : profile.throughputThreads) {
+            for (int threads : throughputThreads) {
                 results.addAll(new Runner(options(profile, benchmark, params, Mode.Throughput, threads,
                         output.resolve(store + "-throughput-" + threads + "t.json"))).run());
             }
