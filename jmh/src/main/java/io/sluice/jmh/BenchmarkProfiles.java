@@ -66,13 +66,18 @@ public final class BenchmarkProfiles {
         }
     }
 
-    /** The stores and the benchmark class of each. */
-    static final Map<String, Class<? extends DecisionBenchmark>> STORES = new LinkedHashMap<>();
+    /** A store's benchmark class and the JVM options its forks need. */
+    record StoreBenchmark(Class<? extends DecisionBenchmark> benchmark, List<String> jvmArgs) {
+    }
+
+    /** The stores, by the name the command line uses. */
+    static final Map<String, StoreBenchmark> STORES = new LinkedHashMap<>();
 
     static {
-        STORES.put("local", LocalBenchmark.class);
-        STORES.put("redis", RedisBenchmark.class);
-        STORES.put("hazelcast", HazelcastBenchmark.class);
+        STORES.put("local", new StoreBenchmark(LocalBenchmark.class, List.of()));
+        STORES.put("redis", new StoreBenchmark(RedisBenchmark.class, List.of()));
+        STORES.put("hazelcast", new StoreBenchmark(HazelcastBenchmark.class, HazelcastCluster.JVM_ARGS));
+        STORES.put("ignite", new StoreBenchmark(IgniteBenchmark.class, IgniteCluster.JVM_ARGS));
     }
 
     private BenchmarkProfiles() {
@@ -112,7 +117,7 @@ public final class BenchmarkProfiles {
             throws RunnerException {
         List<RunResult> results = new ArrayList<>();
         for (String store : stores) {
-            Class<? extends DecisionBenchmark> benchmark = STORES.get(store);
+            StoreBenchmark benchmark = STORES.get(store);
             if (benchmark == null) {
                 throw new IllegalArgumentException("unknown store '" + store + "', expected one of " + STORES.keySet());
             }
@@ -126,10 +131,11 @@ public final class BenchmarkProfiles {
         return results;
     }
 
-    private static Options options(Profile profile, Class<?> benchmark, Map<String, String[]> params,
+    private static Options options(Profile profile, StoreBenchmark benchmark, Map<String, String[]> params,
                                    Mode mode, int threads, Path json) {
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include("^" + benchmark.getName().replace(".", "\\.") + "\\.")
+                .include("^" + benchmark.benchmark().getName().replace(".", "\\.") + "\\.")
+                .jvmArgsAppend(benchmark.jvmArgs().toArray(String[]::new))
                 .mode(mode)
                 .timeUnit(mode == Mode.SampleTime ? TimeUnit.MICROSECONDS : TimeUnit.SECONDS)
                 .threads(threads)
