@@ -55,7 +55,7 @@ class IgniteStoreClusterIT {
 
     @BeforeAll
     static void startCluster() {
-        members = new IgniteMembers("cluster", 48500);
+        members = new IgniteMembers("cluster");
         nodes = List.of(members.startServer("a"), members.startServer("b"), members.startServer("c"));
         client = members.startClient("client");
         clock = new VirtualClock(START_MICROS);
@@ -196,7 +196,7 @@ class IgniteStoreClusterIT {
 
     @Test
     void aStoreWithNoReachableClusterFailsWithTheCauseNeverDenies() throws Exception {
-        try (IgniteMembers lonely = new IgniteMembers("lonely", 48520)) {
+        try (IgniteMembers lonely = new IgniteMembers("lonely")) {
             Ignite server = lonely.startServer("server");
             Ignite client = lonely.startClient("client");
             Store store = IgniteStore.builder(client).clockForTesting(clock).timeout(Duration.ofSeconds(1)).build();

@@ -49,7 +49,7 @@ class IgniteStoreFailoverIT {
 
     @BeforeEach
     void startCluster() {
-        members = new IgniteMembers("failover", 48540);
+        members = new IgniteMembers("failover");
         nodes = List.of(members.startServer("a"), members.startServer("b"), members.startServer("c"));
         client = members.startClient("client");
         // Create the cache (one backup) before anything runs against it.

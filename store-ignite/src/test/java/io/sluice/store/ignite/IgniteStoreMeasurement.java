@@ -32,7 +32,7 @@ public final class IgniteStoreMeasurement {
         System.out.printf("load average at start: %.1f on %d cores%n", loadAverage(),
                 Runtime.getRuntime().availableProcessors());
         Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
-        try (IgniteMembers members = new IgniteMembers("measure", 48600, 1_536L * 1024 * 1024)) {
+        try (IgniteMembers members = new IgniteMembers("measure", 1_536L * 1024 * 1024)) {
             long start = System.nanoTime();
             Ignite first = members.startServer("a");
             long firstStartMillis = (System.nanoTime() - start) / 1_000_000;
