@@ -32,7 +32,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * <pre>
  * java -cp ... io.sluice.jmh.BenchmarkProfiles quick|full|ci [stores] [param=value,value ...]
  *   stores: comma-separated among local, redis, hazelcast, ignite (default: all)
- *   param:  narrows a @Param, such as impl=SLUICE_GCRA,BUCKET4J or keys=HOT
+ *   param:  narrows a @Param, such as impl=SLUICE_GCRA,BUCKET4J or keys=HOT;
+ *           threads=1,8,32 replaces the profile's throughput thread counts
  * </pre>
  * The results go to {@code target/benchmarks/} (JMH JSON per run, and {@code results.md}),
  * or to the directory named by the system property {@code sluice.jmh.output}.
@@ -43,8 +44,8 @@ public final class BenchmarkProfiles {
     public enum Profile {
         /** Proves the benchmarks run: in process, 100 ms iterations, one thread. */
         CI(0, 1, 100, 1, 100, List.of(1)),
-        /** Minutes on a CI-sized machine: one fork, short iterations, 1 and 8 threads. */
-        QUICK(1, 1, 1_000, 1, 2_000, List.of(1, 8)),
+        /** Minutes per store on a CI-sized machine: one fork, one short iteration, 1 and 8 threads. */
+        QUICK(1, 1, 2_000, 1, 3_000, List.of(1, 8)),
         /** The published figures: every thread count, longer iterations. */
         FULL(1, 2, 2_000, 3, 3_000, List.of(1, 2, 8, 32));
 
@@ -66,13 +67,18 @@ public final class BenchmarkProfiles {
         }
     }
 
-    /** The stores and the benchmark class of each. */
-    static final Map<String, Class<? extends DecisionBenchmark>> STORES = new LinkedHashMap<>();
+    /** A store's benchmark class and the JVM options its forks need. */
+    record StoreBenchmark(Class<? extends DecisionBenchmark> benchmark, List<String> jvmArgs) {
+    }
+
+    /** The stores, by the name the command line uses. */
+    static final Map<String, StoreBenchmark> STORES = new LinkedHashMap<>();
 
     static {
-        STORES.put("local", LocalBenchmark.class);
-        STORES.put("redis", RedisBenchmark.class);
-        STORES.put("hazelcast", HazelcastBenchmark.class);
+        STORES.put("local", new StoreBenchmark(LocalBenchmark.class, List.of()));
+        STORES.put("redis", new StoreBenchmark(RedisBenchmark.class, List.of()));
+        STORES.put("hazelcast", new StoreBenchmark(HazelcastBenchmark.class, HazelcastCluster.JVM_ARGS));
+        STORES.put("ignite", new StoreBenchmark(IgniteBenchmark.class, IgniteCluster.JVM_ARGS));
     }
 
     private BenchmarkProfiles() {
@@ -88,15 +94,18 @@ public final class BenchmarkProfiles {
                 ? Arrays.asList(args[1].split(","))
                 : List.copyOf(STORES.keySet());
         Map<String, String[]> params = new LinkedHashMap<>();
+        List<Integer> threads = profile.throughputThreads;
         for (String arg : Arrays.asList(args).subList(1, args.length)) {
             int equals = arg.indexOf('=');
-            if (equals > 0) {
+            if (equals > 0 && arg.startsWith("threads=")) {
+                threads = Arrays.stream(arg.substring(equals + 1).split(",")).map(Integer::valueOf).toList();
+            } else if (equals > 0) {
                 params.put(arg.substring(0, equals), arg.substring(equals + 1).split(","));
             }
         }
         Path output = Path.of(System.getProperty("sluice.jmh.output", "target/benchmarks"));
         Files.createDirectories(output);
-        Collection<RunResult> results = run(profile, stores, params, output);
+        Collection<RunResult> results = run(profile, threads, stores, params, output);
         String command = "BenchmarkProfiles " + String.join(" ", args);
         Path report = output.resolve("results.md");
         Files.writeString(report, ResultTables.markdown(command, results));
@@ -110,15 +119,22 @@ public final class BenchmarkProfiles {
     public static Collection<RunResult> run(Profile profile, List<String> stores,
                                             Map<String, String[]> params, Path output)
             throws RunnerException {
+        return run(profile, profile.throughputThreads, stores, params, output);
+    }
+
+    /** As {@link #run(Profile, List, Map, Path)}, measuring throughput at {@code throughputThreads}. */
+    public static Collection<RunResult> run(Profile profile, List<Integer> throughputThreads, List<String> stores,
+                                            Map<String, String[]> params, Path output)
+            throws RunnerException {
         List<RunResult> results = new ArrayList<>();
         for (String store : stores) {
-            Class<? extends DecisionBenchmark> benchmark = STORES.get(store);
+            StoreBenchmark benchmark = STORES.get(store);
             if (benchmark == null) {
                 throw new IllegalArgumentException("unknown store '" + store + "', expected one of " + STORES.keySet());
             }
             results.addAll(new Runner(options(profile, benchmark, params, Mode.SampleTime, 1,
                     output.resolve(store + "-latency.json"))).run());
-            for (int threads : profile.throughputThreads) {
+            for (int threads : throughputThreads) {
                 results.addAll(new Runner(options(profile, benchmark, params, Mode.Throughput, threads,
                         output.resolve(store + "-throughput-" + threads + "t.json"))).run());
             }
@@ -126,10 +142,11 @@ public final class BenchmarkProfiles {
         return results;
     }
 
-    private static Options options(Profile profile, Class<?> benchmark, Map<String, String[]> params,
+    private static Options options(Profile profile, StoreBenchmark benchmark, Map<String, String[]> params,
                                    Mode mode, int threads, Path json) {
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include("^" + benchmark.getName().replace(".", "\\.") + "\\.")
+                .include("^" + benchmark.benchmark().getName().replace(".", "\\.") + "\\.")
+                .jvmArgsAppend(benchmark.jvmArgs().toArray(String[]::new))
                 .mode(mode)
                 .timeUnit(mode == Mode.SampleTime ? TimeUnit.MICROSECONDS : TimeUnit.SECONDS)
                 .threads(threads)

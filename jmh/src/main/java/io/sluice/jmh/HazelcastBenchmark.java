@@ -1,6 +1,5 @@
 package io.sluice.jmh;
 
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Param;
 
 /**
@@ -8,12 +7,6 @@ import org.openjdk.jmh.annotations.Param;
  * for keys that member owns (the caller is not the owner): Sluice's store with every
  * algorithm, Bucket4j's Hazelcast backend, and a plain entry processor as the floor.
  */
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "java.se",
-        "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-        "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-opens", "java.management/sun.management=ALL-UNNAMED",
-        "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"})
 public class HazelcastBenchmark extends DecisionBenchmark {
 
     /** The implementation measured. */

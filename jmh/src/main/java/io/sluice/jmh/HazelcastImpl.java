@@ -27,6 +27,6 @@ public enum HazelcastImpl {
     /** Sluice's Hazelcast store on the caller's member, its timeout raised as for Redis (the peers have none). */
     private static BiFunction<HazelcastCluster, LimitShape, Limiter> sluice(String algorithm) {
         return (cluster, shape) -> new SluiceLimiter(HazelcastStore.builder(cluster.caller())
-                .mapName("sluice-jmh-sluice").timeout(Duration.ofSeconds(1)).build(), algorithm, shape);
+                .mapName("sluice-jmh-sluice").timeout(Duration.ofSeconds(10)).build(), algorithm, shape);
     }
 }

@@ -35,7 +35,7 @@ public enum RedisImpl {
         return (redis, shape) -> {
             RedisURI uri = RedisURI.create(redis.uri());
             RedisStore.Builder store = redis.isCluster() ? RedisStore.cluster(uri) : RedisStore.standalone(uri);
-            return new SluiceLimiter(store.commandTimeout(Duration.ofSeconds(1)).build(), algorithm, shape);
+            return new SluiceLimiter(store.commandTimeout(Duration.ofSeconds(10)).build(), algorithm, shape);
         };
     }
 }

@@ -86,9 +86,10 @@ final class ResultTables {
             return "";
         }
         Set<String> keyPatterns = values(latency, "keys");
-        StringBuilder out = new StringBuilder(
-                "Latency of one decision from 1 thread, us (p50 also as a ratio to the best peer's p50"
-                        + (hasFloor(latency) ? " and to the floor's" : "") + "; lower is better):\n\n| impl |");
+        StringBuilder out = new StringBuilder("Latency of one decision from 1 thread, us"
+                + (hasPeer(latency) ? " (p50 also as a ratio to the best peer's p50"
+                        + (hasFloor(latency) ? " and to the floor's" : "") + "; lower is better)" : "")
+                + ":\n\n| impl |");
         StringBuilder rule = new StringBuilder("| --- |");
         for (String keys : keyPatterns) {
             for (double p : PERCENTILES) {
@@ -122,8 +123,9 @@ final class ResultTables {
         Set<String> keyPatterns = values(throughput, "keys");
         Set<Integer> threadCounts = throughput.stream().map(r -> r.getParams().getThreads())
                 .collect(Collectors.toCollection(TreeSet::new));
-        StringBuilder out = new StringBuilder(
-                "Throughput, decisions/s (and the ratio to the best peer in the same column; higher is better):\n\n| impl |");
+        StringBuilder out = new StringBuilder("Throughput, decisions/s"
+                + (hasPeer(throughput) ? " (and the ratio to the best peer in the same column; higher is better)" : "")
+                + ":\n\n| impl |");
         StringBuilder rule = new StringBuilder("| --- |");
         for (String keys : keyPatterns) {
             for (int threads : threadCounts) {
@@ -167,6 +169,10 @@ final class ResultTables {
                 .findFirst()
                 .ifPresent(floor -> parts.add(format(value / floor) + "x floor"));
         return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
+    }
+
+    private static boolean hasPeer(List<RunResult> runs) {
+        return runs.stream().anyMatch(r -> isPeer(r.getParams().getParam("impl")));
     }
 
     private static boolean hasFloor(List<RunResult> runs) {

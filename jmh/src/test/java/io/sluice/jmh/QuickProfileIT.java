@@ -55,6 +55,19 @@ class QuickProfileIT {
                 "| **SLUICE_TOKEN_BUCKET** |", "| BUCKET4J |");
     }
 
+    @Test
+    void sluiceRunsOnAnIgniteNodeInAnotherJvm(@TempDir Path output) throws Exception {
+        Collection<RunResult> results = BenchmarkProfiles.run(BenchmarkProfiles.Profile.CI, List.of("ignite"),
+                Map.of("keys", new String[] {"HOT"}, "limits", new String[] {"SINGLE"},
+                        "impl", new String[] {"SLUICE_TOKEN_BUCKET"}),
+                output);
+
+        assertThat(results).hasSize(2)
+                .allSatisfy(r -> assertThat(r.getPrimaryResult().getSampleCount()).isPositive());
+        assertThat(ResultTables.markdown("ci", results)).contains("### Ignite, limits=SINGLE",
+                "| **SLUICE_TOKEN_BUCKET** |");
+    }
+
     private static Set<String> measured(List<RunResult> results, String topology) {
         return results.stream().filter(r -> r.getParams().getParam("topology").equals(topology))
                 .map(r -> r.getParams().getParam("impl")).collect(Collectors.toSet());

@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,7 +37,8 @@ class RedisStoreFiguresIT {
     static final RedisFixture redis = RedisFixture.standalone();
 
     private static final int WARM_UP = 5_000;
-    private static final int MEASURED = 20_000;
+    private static final int ROUNDS = 5;
+    private static final int PER_ROUND = 4_000;
 
     private final StringBuilder report = new StringBuilder();
 
@@ -84,11 +87,8 @@ class RedisStoreFiguresIT {
                 Limit.of(Algorithms.GCRA, 1_000_000_000, Duration.ofMinutes(1)).named("endpoint"));
         RedisClient client = RedisClient.create(redis.uri());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            line("");
-            line("| one thread, loopback, " + MEASURED + " calls after " + WARM_UP
-                    + " to warm up | p50 (us) | p99 (us) | p99.9 (us) | max (us) | commands per call | in Redis per call (us) |");
-            line("| --- | --- | --- | --- | --- | --- | --- |");
-            row("PING (Lettuce sync), for reference", () -> {
+            Map<String, LongSupplier> calls = new LinkedHashMap<>();
+            calls.put("PING (Lettuce sync), for reference", () -> {
                 connection.sync().ping();
                 return 0;
             });
@@ -99,11 +99,11 @@ class RedisStoreFiguresIT {
                         : new long[] {1_000_000_000}) {
                     List<Limit> limits = List.of(Limit.of(algorithm, permits, Duration.ofSeconds(1))
                             .named("per-second-" + permits));
-                    row("decision, " + algorithm.name() + " " + permits + "/s", () -> decide(store, limits));
+                    calls.put("decision, " + algorithm.name() + " " + permits + "/s", () -> decide(store, limits));
                 }
             }
-            row("decision, token-bucket + fixed-window + gcra", () -> decide(store, three));
-            row("decision, token-bucket, 100 clients in turn", new LongSupplier() {
+            calls.put("decision, token-bucket + fixed-window + gcra", () -> decide(store, three));
+            calls.put("decision, token-bucket, 100 clients in turn", new LongSupplier() {
                 private int client;
 
                 @Override
@@ -112,6 +112,34 @@ class RedisStoreFiguresIT {
                     return store.apply("client-" + client, one, 1).toCompletableFuture().join().remaining();
                 }
             });
+
+            calls.values().forEach(call -> repeat(call, WARM_UP));
+            // Round after round, every call in turn, so that the machine's other work spreads
+            // evenly over the rows rather than spoiling one.
+            Map<String, long[]> nanos = new LinkedHashMap<>();
+            calls.keySet().forEach(what -> nanos.put(what, new long[ROUNDS * PER_ROUND]));
+            for (int round = 0; round < ROUNDS; round++) {
+                for (Map.Entry<String, LongSupplier> call : calls.entrySet()) {
+                    long[] samples = nanos.get(call.getKey());
+                    for (int i = round * PER_ROUND; i < (round + 1) * PER_ROUND; i++) {
+                        long start = System.nanoTime();
+                        call.getValue().getAsLong();
+                        samples[i] = System.nanoTime() - start;
+                    }
+                }
+            }
+
+            line("");
+            line("| one thread, loopback, " + ROUNDS * PER_ROUND + " calls each after " + WARM_UP
+                    + " to warm up | p50 (us) | p99 (us) | p99.9 (us) | max (us) | commands per call | in Redis per call (us) |");
+            line("| --- | --- | --- | --- | --- | --- | --- |");
+            for (Map.Entry<String, LongSupplier> call : calls.entrySet()) {
+                long[] samples = nanos.get(call.getKey());
+                Arrays.sort(samples);
+                line("| " + call.getKey() + " | " + micros(samples, 0.50) + " | " + micros(samples, 0.99) + " | "
+                        + micros(samples, 0.999) + " | " + micros(samples, 1.0) + " | " + serverSide(call.getValue())
+                        + " |");
+            }
         } finally {
             client.shutdown();
         }
@@ -123,23 +151,19 @@ class RedisStoreFiguresIT {
         return remaining;
     }
 
-    private void row(String what, LongSupplier call) {
-        for (int i = 0; i < WARM_UP; i++) {
+    private static void repeat(LongSupplier call, int times) {
+        for (int i = 0; i < times; i++) {
             call.getAsLong();
         }
-        long[] nanos = new long[MEASURED];
-        for (int i = 0; i < MEASURED; i++) {
-            long start = System.nanoTime();
-            call.getAsLong();
-            nanos[i] = System.nanoTime() - start;
-        }
-        Arrays.sort(nanos);
+    }
+
+    /**
+     * Commands per call that the client sent (a script's own GET and SET are counted apart) and
+     * the server's time for them, free of the client's scheduling, from {@code INFO commandstats}.
+     */
+    private static String serverSide(LongSupplier call) {
         redis.command(0, "CONFIG", "RESETSTAT");
-        for (int i = 0; i < MEASURED; i++) {
-            call.getAsLong();
-        }
-        // Commands the client sent (a script's own GET and SET are counted apart) and the
-        // server's time for them, free of the client's scheduling.
+        repeat(call, PER_ROUND);
         String stats = (String) redis.command(0, "INFO", "commandstats");
         long commands = 0;
         double usec = 0;
@@ -150,10 +174,8 @@ class RedisStoreFiguresIT {
                 usec += Long.parseLong(matcher.group(3));
             }
         }
-        line("| " + what + " | " + micros(nanos, 0.50) + " | " + micros(nanos, 0.99) + " | "
-                + micros(nanos, 0.999) + " | " + micros(nanos, 1.0) + " | "
-                + String.format(Locale.ROOT, "%.2f", commands / (double) MEASURED) + " | "
-                + String.format(Locale.ROOT, "%.1f", usec / MEASURED) + " |");
+        return String.format(Locale.ROOT, "%.2f", commands / (double) PER_ROUND) + " | "
+                + String.format(Locale.ROOT, "%.1f", usec / PER_ROUND);
     }
 
     private static String micros(long[] sorted, double quantile) {

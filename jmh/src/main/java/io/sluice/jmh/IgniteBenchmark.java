@@ -1,0 +1,34 @@
+package io.sluice.jmh;
+
+import org.openjdk.jmh.annotations.Param;
+
+/**
+ * One decision on a two-node Ignite cluster whose other server node runs in a separate JVM,
+ * for keys whose primary copy is on that node: Sluice's store with every algorithm.
+ */
+public class IgniteBenchmark extends DecisionBenchmark {
+
+    /** The implementation measured. */
+    @Param
+    public IgniteImpl impl;
+
+    private IgniteCluster cluster;
+
+    @Override
+    protected Limiter createLimiter(LimitShape shape) {
+        cluster = IgniteCluster.start();
+        return impl.create(cluster, shape);
+    }
+
+    @Override
+    protected String[] keys(KeyPattern pattern) {
+        return pattern.keys(key -> cluster.primaryOnRemote(IgniteImpl.CACHE, key));
+    }
+
+    @Override
+    protected void stopServers() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+}

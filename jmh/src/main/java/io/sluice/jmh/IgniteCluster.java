@@ -1,0 +1,206 @@
+package io.sluice.jmh;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.ignite.Ignite;
+import org.apache.ignite.Ignition;
+import org.apache.ignite.configuration.DataRegionConfiguration;
+import org.apache.ignite.configuration.DataStorageConfiguration;
+import org.apache.ignite.configuration.IgniteConfiguration;
+import org.apache.ignite.failure.StopNodeFailureHandler;
+import org.apache.ignite.logger.java.JavaLogger;
+import org.apache.ignite.spi.communication.tcp.TcpCommunicationSpi;
+import org.apache.ignite.spi.discovery.tcp.TcpDiscoverySpi;
+import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
+
+/**
+ * A two-node Ignite cluster on loopback, in the manner of {@link HazelcastCluster}: one server
+ * node in a separate JVM ({@link IgniteMemberProcess}) and one in the benchmark's JVM, the
+ * caller. The benchmarks use keys whose primary copy is on the other node.
+ */
+final class IgniteCluster implements AutoCloseable {
+
+    /** What Ignite needs to run on Java 17 (as listed in docs/stores/ignite.md). */
+    static final List<String> JVM_ARGS = List.of(
+            "--add-opens=java.base/jdk.internal.access=ALL-UNNAMED",
+            "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+            "--add-opens=java.management/com.sun.jmx.mbeanserver=ALL-UNNAMED",
+            "--add-opens=jdk.internal.jvmstat/sun.jvmstat.monitor=ALL-UNNAMED",
+            "--add-opens=java.base/sun.reflect.generics.reflectiveObjects=ALL-UNNAMED",
+            "--add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+            "--add-opens=java.base/java.math=ALL-UNNAMED",
+            "--add-opens=java.sql/java.sql=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.time=ALL-UNNAMED",
+            "--add-opens=java.base/java.text=ALL-UNNAMED",
+            "--add-opens=java.management/sun.management=ALL-UNNAMED",
+            "--add-opens=java.desktop/java.awt.font=ALL-UNNAMED");
+
+    private static final long STARTUP_TIMEOUT_SECONDS = 120;
+
+    private final Process remote;
+    private final Ignite caller;
+
+    private IgniteCluster(Process remote, Ignite caller) {
+        this.remote = remote;
+        this.caller = caller;
+    }
+
+    /** Starts the remote node, then the caller's, and waits until both are in the topology. */
+    static IgniteCluster start() {
+        String clusterName = "sluice-jmh-" + UUID.randomUUID();
+        int[] remotePorts = {freePort(), freePort()};
+        int[] callerPorts = {freePort(), freePort()};
+        Process remote = startRemote(clusterName, remotePorts, callerPorts);
+        try {
+            Ignite caller = Ignition.start(configuration(clusterName, "caller", callerPorts, remotePorts));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_TIMEOUT_SECONDS);
+            while (caller.cluster().forServers().nodes().size() < 2) {
+                if (System.nanoTime() > deadline) {
+                    caller.close();
+                    throw new IllegalStateException("the Ignite nodes did not form a cluster in "
+                            + STARTUP_TIMEOUT_SECONDS + " s");
+                }
+                Thread.sleep(50);
+            }
+            return new IgniteCluster(remote, caller);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            remote.destroyForcibly();
+            throw new IllegalStateException("interrupted while starting Ignite", e);
+        } catch (RuntimeException e) {
+            remote.destroyForcibly();
+            throw e;
+        }
+    }
+
+    /** The server node in this JVM, through which the benchmarks call. */
+    Ignite caller() {
+        return caller;
+    }
+
+    /** Whether the node in the other JVM holds the primary copy of this key of {@code cache}. */
+    boolean primaryOnRemote(String cache, Object key) {
+        return !caller.affinity(cache).isPrimary(caller.cluster().localNode(), key);
+    }
+
+    @Override
+    public void close() {
+        try {
+            caller.close();
+        } finally {
+            remote.destroy();
+            try {
+                if (!remote.waitFor(10, TimeUnit.SECONDS)) {
+                    remote.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                remote.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * A server node of the cluster: discovery and communication on loopback at the given
+     * ports ({@code [discovery, communication]}), both nodes' discovery ports as the only
+     * addresses to join, a small in-memory region, no peer class loading, warnings only.
+     */
+    static IgniteConfiguration configuration(String clusterName, String node, int[] ownPorts, int[] otherPorts) {
+        System.setProperty("IGNITE_QUIET", "true");
+        System.setProperty("IGNITE_NO_ASCII", "true");
+        System.setProperty("IGNITE_UPDATE_NOTIFIER", "false");
+        System.setProperty("IGNITE_PERFORMANCE_SUGGESTIONS_DISABLED", "true");
+        System.setProperty("java.net.preferIPv4Stack", "true");
+        Logger.getLogger("org.apache.ignite").setLevel(Level.WARNING);
+        TcpDiscoverySpi discovery = new TcpDiscoverySpi()
+                .setIpFinder(new TcpDiscoveryVmIpFinder().setAddresses(
+                        List.of("127.0.0.1:" + ownPorts[0], "127.0.0.1:" + otherPorts[0])))
+                .setLocalAddress("127.0.0.1")
+                .setLocalPort(ownPorts[0])
+                .setLocalPortRange(0);
+        TcpCommunicationSpi communication = new TcpCommunicationSpi()
+                .setLocalAddress("127.0.0.1")
+                .setLocalPort(ownPorts[1])
+                .setLocalPortRange(0);
+        DataStorageConfiguration storage = new DataStorageConfiguration()
+                .setDefaultDataRegionConfiguration(new DataRegionConfiguration()
+                        .setName("sluice-jmh")
+                        .setInitialSize(64L * 1024 * 1024)
+                        .setMaxSize(512L * 1024 * 1024));
+        try {
+            return new IgniteConfiguration()
+                    .setIgniteInstanceName(clusterName + "-" + node)
+                    .setConsistentId(clusterName + "-" + node)
+                    .setWorkDirectory(Files.createTempDirectory("sluice-jmh-ignite-").toString())
+                    .setDiscoverySpi(discovery)
+                    .setCommunicationSpi(communication)
+                    .setDataStorageConfiguration(storage)
+                    .setPeerClassLoadingEnabled(false)
+                    .setClientConnectorConfiguration(null)
+                    .setConnectorConfiguration(null)
+                    .setMetricsLogFrequency(0)
+                    .setFailureHandler(new StopNodeFailureHandler())
+                    .setGridLogger(new JavaLogger(false));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Process startRemote(String clusterName, int[] ownPorts, int[] callerPorts) {
+        try {
+            Path log = Files.createTempFile("sluice-jmh-ignite-", ".log");
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            List<String> command = new ArrayList<>(List.of(java, "-Xmx1g"));
+            command.addAll(JVM_ARGS);
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+                    IgniteMemberProcess.class.getName(), clusterName,
+                    Integer.toString(ownPorts[0]), Integer.toString(ownPorts[1]),
+                    Integer.toString(callerPorts[0]), Integer.toString(callerPorts[1])));
+            Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.equals(IgniteMemberProcess.READY)) {
+                    return process;
+                }
+            }
+            process.destroyForcibly();
+            throw new IllegalStateException("the Ignite node process exited before it was ready; its log "
+                    + log + ":\n" + Files.readString(log));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the Ignite node process", e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
