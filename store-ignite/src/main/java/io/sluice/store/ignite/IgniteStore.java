@@ -42,6 +42,9 @@ public final class IgniteStore {
     /** How long a decision may take when no timeout is set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
+    /** How long a server may take to say whether it has the store's classes, when the cache is created. */
+    private static final Duration CLASS_PATH_CHECK_TIMEOUT = Duration.ofSeconds(30);
+
     private IgniteStore() {
     }
 
@@ -126,8 +129,10 @@ public final class IgniteStore {
          *
          * @throws IllegalArgumentException when an existing cache of that name is not one this
          *     store can use (not atomic, not full-sync, or without the store's expiry policy)
-         * @throws org.apache.ignite.IgniteException when the cluster cannot create the cache, for
-         *     example because its server nodes lack the store's classes
+         * @throws IllegalStateException when a server node lacks the classes of
+         *     {@code sluice-store-ignite}, {@code sluice-algorithms} or {@code sluice-api} (the cache
+         *     is then not created: Ignite would stop such a node on receiving its configuration)
+         * @throws org.apache.ignite.IgniteException when the cluster cannot create the cache
          */
         public Store build() {
             IgniteCache<String, byte[]> cache = ignite.cache(cacheName);
@@ -149,7 +154,8 @@ public final class IgniteStore {
             for (ClusterNode server : servers.nodes()) {
                 String missing;
                 try {
-                    missing = ignite.compute(ignite.cluster().forNode(server)).withTimeout(timeout.toMillis() + 10_000)
+                    missing = ignite.compute(ignite.cluster().forNode(server))
+                            .withTimeout(CLASS_PATH_CHECK_TIMEOUT.toMillis())
                             .call(new ClassPathCheck());
                 } catch (IgniteException e) {
                     missing = "sluice-store-ignite (" + e.getMessage() + ")";
