@@ -3,6 +3,7 @@ package io.sluice.store.ignite;
 import io.sluice.algorithms.KeyState;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
+import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.List;
 import javax.cache.processor.MutableEntry;
@@ -48,7 +49,8 @@ final class DecideProcessor implements CacheEntryProcessor<String, byte[], long[
     @Override
     public long[] process(MutableEntry<String, byte[]> entry, Object... arguments) {
         StateExpiry.clear();
-        long now = fixedNowMicros != MEMBER_CLOCK ? fixedNowMicros : MemberClock.nowMicros(member);
+        TimeSource clock = fixedNowMicros != MEMBER_CLOCK ? null : MemberClock.of(member);
+        long now = clock != null ? clock.nowMicros() : fixedNowMicros;
         byte[] stored = entry.getValue();
         KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
         List<Limit> decoded = limits.toLimits();
@@ -57,8 +59,8 @@ final class DecideProcessor implements CacheEntryProcessor<String, byte[], long[
             if (state.isEmpty()) {
                 entry.remove();
             } else {
-                if (fixedNowMicros == MEMBER_CLOCK) {
-                    // A test clock's time has no relation to the real time Ignite expires by;
+                if (clock != null && MemberClock.isSystem(clock)) {
+                    // A test's clock has no relation to the real time Ignite expires by;
                     // under it the state is dropped by the algorithms' time alone.
                     StateExpiry.handOver(state.expiresAtMicros() - now);
                 }

@@ -32,7 +32,7 @@ final class HoldsStateProcessor implements CacheEntryProcessor<String, byte[], B
             return false;
         }
         long now = fixedNowMicros != DecideProcessor.MEMBER_CLOCK
-                ? fixedNowMicros : MemberClock.nowMicros(member);
+                ? fixedNowMicros : MemberClock.of(member).nowMicros();
         return KeyState.decode(stored).holds(limitName, now);
     }
 }

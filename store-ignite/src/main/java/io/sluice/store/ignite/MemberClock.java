@@ -16,10 +16,18 @@ final class MemberClock {
     private MemberClock() {
     }
 
-    /** The current time on {@code member}, in microseconds since the epoch. */
-    static long nowMicros(Ignite member) {
+    /** The clock of {@code member}. */
+    static TimeSource of(Ignite member) {
         Object override = member.cluster().nodeLocalMap().get(NODE_LOCAL_KEY);
-        return (override instanceof TimeSource ? (TimeSource) override : SYSTEM).nowMicros();
+        return override instanceof TimeSource ? (TimeSource) override : SYSTEM;
+    }
+
+    /**
+     * Whether {@code clock} is the system clock, the one Ignite expires entries by; a test's
+     * clock follows its own time, to which a time to live in real time would not correspond.
+     */
+    static boolean isSystem(TimeSource clock) {
+        return clock == SYSTEM;
     }
 
     /** Test-only: makes {@code clock} the clock of {@code member} for the store's processors. */

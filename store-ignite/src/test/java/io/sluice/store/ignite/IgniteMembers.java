@@ -1,9 +1,13 @@
 package io.sluice.store.ignite;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.ignite.Ignite;
@@ -19,15 +23,18 @@ import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
 
 /**
  * Real Ignite nodes in this JVM for tests and measurements: a cluster on 127.0.0.1 found through
- * a fixed port range (no multicast), small data regions, no peer class loading (the store's
+ * a narrow block of free ports (no multicast), small data regions, no peer class loading (the store's
  * classes are on the class path, as the docs require of cluster members), quiet logs, and a
  * failure handler that stops a failed node instead of halting the JVM.
  */
 final class IgniteMembers implements AutoCloseable {
 
-    /** Discovery ports per cluster; communication ports start {@value} above. */
+    /** Discovery ports per cluster, and as many communication ports. */
     static final int PORTS_PER_CLUSTER = 10;
     private static final int COMMUNICATION_OFFSET = 1_000;
+    /** The range the port blocks come from: below Linux's ephemeral ports (32768 and up). */
+    private static final int FIRST_PORT = 20_000;
+    private static final int LAST_PORT = 32_000;
 
     /**
      * Ignite logs through java.util.logging under its package names; only warnings show. Quiet
@@ -52,17 +59,42 @@ final class IgniteMembers implements AutoCloseable {
     private final List<Ignite> started = new ArrayList<>();
 
     /**
-     * A cluster whose nodes use discovery ports {@code discoveryPort .. +}{@link #PORTS_PER_CLUSTER}
-     * and communication ports {@value #COMMUNICATION_OFFSET} above; test classes use distinct ranges.
+     * A cluster whose nodes use a block of {@link #PORTS_PER_CLUSTER} free discovery ports and
+     * the communication ports {@value #COMMUNICATION_OFFSET} above them. The block is picked
+     * at random among free ones, so that clusters of other test classes, and of other builds
+     * on the same machine, neither collide with this one nor join it.
      */
-    IgniteMembers(String clusterName, int discoveryPort, long regionBytes) {
+    IgniteMembers(String clusterName, long regionBytes) {
         this.clusterName = clusterName;
-        this.discoveryPort = discoveryPort;
+        this.discoveryPort = freePortBlock();
         this.regionBytes = regionBytes;
     }
 
-    IgniteMembers(String clusterName, int discoveryPort) {
-        this(clusterName, discoveryPort, 96L * 1024 * 1024);
+    IgniteMembers(String clusterName) {
+        this(clusterName, 96L * 1024 * 1024);
+    }
+
+    private static int freePortBlock() {
+        int blocks = (LAST_PORT - FIRST_PORT - COMMUNICATION_OFFSET) / PORTS_PER_CLUSTER;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int base = FIRST_PORT + ThreadLocalRandom.current().nextInt(blocks) * PORTS_PER_CLUSTER;
+            if (free(base) && free(base + COMMUNICATION_OFFSET)) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free block of " + PORTS_PER_CLUSTER + " ports in "
+                + FIRST_PORT + ".." + LAST_PORT);
+    }
+
+    private static boolean free(int firstPort) {
+        for (int port = firstPort; port < firstPort + PORTS_PER_CLUSTER; port++) {
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress("127.0.0.1", port));
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Starts a server node named {@code clusterName-name}. */

@@ -41,7 +41,7 @@ class IgniteStoreClockIT {
 
     @BeforeAll
     static void startSkewedCluster() {
-        members = new IgniteMembers("clock", 48560);
+        members = new IgniteMembers("clock");
         nodes = new ArrayList<>();
         stores = new ArrayList<>();
         for (int i = 0; i < SKEW_MICROS.length; i++) {

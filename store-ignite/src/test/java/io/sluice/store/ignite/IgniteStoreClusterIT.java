@@ -55,7 +55,7 @@ class IgniteStoreClusterIT {
 
     @BeforeAll
     static void startCluster() {
-        members = new IgniteMembers("cluster", 48500);
+        members = new IgniteMembers("cluster");
         nodes = List.of(members.startServer("a"), members.startServer("b"), members.startServer("c"));
         client = members.startClient("client");
         clock = new VirtualClock(START_MICROS);
@@ -136,7 +136,8 @@ class IgniteStoreClusterIT {
     @Test
     void backupsHoldThePrimarysStateAndIdleKeysExpire() throws Exception {
         Store memberClockStore = IgniteStore.builder(nodes.get(0)).timeout(Duration.ofSeconds(10)).build();
-        Limit shortLived = Limit.of(Algorithms.FIXED_WINDOW, 5, Duration.ofMillis(400)).named("short");
+        // A sliding log lives a whole period after a request, long enough to be seen first.
+        Limit shortLived = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(2)).named("short");
         String key = "expiring";
         assertThat(decide(memberClockStore, key, List.of(shortLived), 1).allowed()).isTrue();
         byte[] primary = peek(key, CachePeekMode.PRIMARY);
@@ -155,7 +156,7 @@ class IgniteStoreClusterIT {
     @Test
     void aKeyLivesAsLongAsItsLongestLivedLimit() throws Exception {
         Store memberClockStore = IgniteStore.builder(nodes.get(1)).timeout(Duration.ofSeconds(10)).build();
-        Limit hourly = Limit.of(Algorithms.FIXED_WINDOW, 5, Duration.ofHours(1)).named("hourly");
+        Limit hourly = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofHours(1)).named("hourly");
         Limit shortLived = Limit.of(Algorithms.FIXED_WINDOW, 5, Duration.ofMillis(200)).named("short");
         String key = "two-limiters";
         assertThat(decide(memberClockStore, key, List.of(hourly), 1).allowed()).isTrue();
@@ -195,7 +196,7 @@ class IgniteStoreClusterIT {
 
     @Test
     void aStoreWithNoReachableClusterFailsWithTheCauseNeverDenies() throws Exception {
-        try (IgniteMembers lonely = new IgniteMembers("lonely", 48520)) {
+        try (IgniteMembers lonely = new IgniteMembers("lonely")) {
             Ignite server = lonely.startServer("server");
             Ignite client = lonely.startClient("client");
             Store store = IgniteStore.builder(client).clockForTesting(clock).timeout(Duration.ofSeconds(1)).build();

@@ -20,7 +20,7 @@ class IgniteStoreConformanceIT extends StoreConformance {
 
     private static synchronized void startCluster() {
         if (members == null) {
-            members = new IgniteMembers("conformance", 48580);
+            members = new IgniteMembers("conformance");
             server = members.startServer("a");
             members.startServer("b");
             client = members.startClient("client");

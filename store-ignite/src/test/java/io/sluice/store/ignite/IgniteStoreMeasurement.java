@@ -29,8 +29,10 @@ public final class IgniteStoreMeasurement {
     }
 
     public static void main(String[] args) throws Exception {
+        System.out.printf("load average at start: %.1f on %d cores%n", loadAverage(),
+                Runtime.getRuntime().availableProcessors());
         Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
-        try (IgniteMembers members = new IgniteMembers("measure", 48600, 1_536L * 1024 * 1024)) {
+        try (IgniteMembers members = new IgniteMembers("measure", 1_536L * 1024 * 1024)) {
             long start = System.nanoTime();
             Ignite first = members.startServer("a");
             long firstStartMillis = (System.nanoTime() - start) / 1_000_000;
@@ -68,6 +70,12 @@ public final class IgniteStoreMeasurement {
                     first.cache("memory").size());
             memoryStore.close();
         }
+        System.out.printf("load average at the end: %.1f%n", loadAverage());
+    }
+
+    /** Other work on the machine inflates latencies; the figures are read with this. */
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private static void latency(String what, Store store, List<String> keys, Limit limit) {
