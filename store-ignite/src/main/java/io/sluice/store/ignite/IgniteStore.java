@@ -3,12 +3,17 @@ package io.sluice.store.ignite;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.IgniteCache;
+import org.apache.ignite.IgniteException;
 import org.apache.ignite.cache.CacheAtomicityMode;
 import org.apache.ignite.cache.CacheMode;
 import org.apache.ignite.cache.CacheWriteSynchronizationMode;
+import org.apache.ignite.cluster.ClusterGroup;
+import org.apache.ignite.cluster.ClusterNode;
 import org.apache.ignite.configuration.CacheConfiguration;
 
 /**
@@ -36,6 +41,9 @@ public final class IgniteStore {
 
     /** How long a decision may take when no timeout is set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+
+    /** How long a server may take to say whether it has the store's classes, when the cache is created. */
+    private static final Duration CLASS_PATH_CHECK_TIMEOUT = Duration.ofSeconds(30);
 
     private IgniteStore() {
     }
@@ -121,16 +129,46 @@ public final class IgniteStore {
          *
          * @throws IllegalArgumentException when an existing cache of that name is not one this
          *     store can use (not atomic, not full-sync, or without the store's expiry policy)
-         * @throws org.apache.ignite.IgniteException when the cluster cannot create the cache, for
-         *     example because its server nodes lack the store's classes
+         * @throws IllegalStateException when a server node lacks the classes of
+         *     {@code sluice-store-ignite}, {@code sluice-algorithms} or {@code sluice-api} (the cache
+         *     is then not created: Ignite would stop such a node on receiving its configuration)
+         * @throws org.apache.ignite.IgniteException when the cluster cannot create the cache
          */
         public Store build() {
             IgniteCache<String, byte[]> cache = ignite.cache(cacheName);
             if (cache == null) {
+                checkServersHaveTheStoresClasses();
                 cache = ignite.getOrCreateCache(cacheConfiguration());
             }
             checkConfiguration(cache.getConfiguration(CacheConfiguration.class));
             return new IgniteCacheStore(cache, timeout, testClock);
+        }
+
+        /**
+         * Ignite stops a server that receives a cache configuration naming a class it lacks, so
+         * the store asks every server first and refuses to create the cache if one lacks them.
+         */
+        private void checkServersHaveTheStoresClasses() {
+            List<String> lacking = new ArrayList<>();
+            ClusterGroup servers = ignite.cluster().forServers();
+            for (ClusterNode server : servers.nodes()) {
+                String missing;
+                try {
+                    missing = ignite.compute(ignite.cluster().forNode(server))
+                            .withTimeout(CLASS_PATH_CHECK_TIMEOUT.toMillis())
+                            .call(new ClassPathCheck());
+                } catch (IgniteException e) {
+                    missing = "sluice-store-ignite (" + e.getMessage() + ")";
+                }
+                if (!missing.isEmpty()) {
+                    lacking.add(server.consistentId() + ": " + missing);
+                }
+            }
+            if (!lacking.isEmpty()) {
+                throw new IllegalStateException("server nodes lack classes of sluice-store-ignite, "
+                        + "sluice-algorithms or sluice-api on their class path, so the store does not create "
+                        + "cache '" + cacheName + "': " + lacking);
+            }
         }
 
         private CacheConfiguration<String, byte[]> cacheConfiguration() {

@@ -65,13 +65,23 @@ final class IgniteMembers implements AutoCloseable {
      * on the same machine, neither collide with this one nor join it.
      */
     IgniteMembers(String clusterName, long regionBytes) {
-        this.clusterName = clusterName;
-        this.discoveryPort = freePortBlock();
-        this.regionBytes = regionBytes;
+        this(clusterName, freePortBlock(), regionBytes);
     }
 
     IgniteMembers(String clusterName) {
         this(clusterName, 96L * 1024 * 1024);
+    }
+
+    /** Nodes of the cluster whose discovery ports start at {@code discoveryPort}, maybe in another JVM. */
+    IgniteMembers(String clusterName, int discoveryPort, long regionBytes) {
+        this.clusterName = clusterName;
+        this.discoveryPort = discoveryPort;
+        this.regionBytes = regionBytes;
+    }
+
+    /** The first of this cluster's discovery ports. */
+    int discoveryPort() {
+        return discoveryPort;
     }
 
     private static int freePortBlock() {
