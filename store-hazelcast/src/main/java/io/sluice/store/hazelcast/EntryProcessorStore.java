@@ -91,14 +91,22 @@ final class EntryProcessorStore implements Store {
         }
         CompletableFuture<R> answer = new CompletableFuture<>();
         try {
-            // Completed on the thread that receives the answer: Hazelcast's default for
-            // callbacks is the common pool, which on two cores is a new thread per callback.
-            map().submitToKey(key, processor).whenCompleteAsync((result, failure) -> {
+            // On a member, submitToKey's stage is a DelegatingCompletableFuture over an
+            // InvocationFuture. The InvocationFuture runs every dependent without an executor of
+            // its own (handle, whenComplete...) on Hazelcast's default asynchronous executor: the
+            // common pool, or a new thread per task when the common pool's parallelism is 1
+            // (two cores). The wrapper's whenComplete* also wrap their result in a new
+            // DelegatingCompletableFuture, which registers one more such callback. handleAsync
+            // with Runnable::run does neither: it runs on the thread that received the answer
+            // and returns a plain CompletableFuture. (The wrapper of submitToKey itself still
+            // completes on that executor; nothing in the public API avoids it.)
+            map().submitToKey(key, processor).handleAsync((result, failure) -> {
                 if (failure != null) {
                     answer.completeExceptionally(unavailable(failure));
                 } else {
                     answer.complete(result);
                 }
+                return null;
             }, Runnable::run);
         } catch (RuntimeException e) {
             // A client with no connection to the cluster fails before returning a stage.
