@@ -7,15 +7,6 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
 import io.sluice.store.hazelcast.HazelcastStore;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -52,8 +43,8 @@ final class HazelcastCluster implements AutoCloseable {
     /** Starts the remote member, then the caller's, and waits until partitions are settled. */
     static HazelcastCluster start() {
         String clusterName = "sluice-jmh-" + UUID.randomUUID();
-        int remotePort = freePort();
-        int callerPort = freePort();
+        int remotePort = MemberProcess.freePort();
+        int callerPort = MemberProcess.freePort();
         Process remote = startRemote(clusterName, remotePort, callerPort);
         try {
             HazelcastInstance caller = Hazelcast.newHazelcastInstance(config(clusterName, callerPort, remotePort));
@@ -142,37 +133,8 @@ final class HazelcastCluster implements AutoCloseable {
     }
 
     private static Process startRemote(String clusterName, int ownPort, int callerPort) {
-        try {
-            Path log = Files.createTempFile("sluice-jmh-hazelcast-", ".log");
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> command = new ArrayList<>(List.of(java, "-Xmx1g"));
-            command.addAll(JVM_ARGS);
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-                    HazelcastMemberProcess.class.getName(), clusterName, Integer.toString(ownPort),
-                    Integer.toString(callerPort)));
-            Process process = new ProcessBuilder(command)
-                    .redirectError(log.toFile())
-                    .start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            String line;
-            while ((line = out.readLine()) != null) {
-                if (line.equals(HazelcastMemberProcess.READY)) {
-                    return process;
-                }
-            }
-            process.destroyForcibly();
-            throw new IllegalStateException("the Hazelcast member process exited before it was ready; its log "
-                    + log + ":\n" + Files.readString(log));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the Hazelcast member process", e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return MemberProcess.start("Hazelcast member", JVM_ARGS, HazelcastMemberProcess.class,
+                List.of(clusterName, Integer.toString(ownPort), Integer.toString(callerPort)),
+                HazelcastMemberProcess.READY);
     }
 }

@@ -1,14 +1,8 @@
 package io.sluice.jmh;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -72,8 +66,8 @@ final class IgniteCluster implements AutoCloseable {
     /** Starts the remote node, then the caller's, and waits until both are in the topology. */
     static IgniteCluster start() {
         String clusterName = "sluice-jmh-" + UUID.randomUUID();
-        int[] remotePorts = {freePort(), freePort()};
-        int[] callerPorts = {freePort(), freePort()};
+        int[] remotePorts = {MemberProcess.freePort(), MemberProcess.freePort()};
+        int[] callerPorts = {MemberProcess.freePort(), MemberProcess.freePort()};
         Process remote = startRemote(clusterName, remotePorts, callerPorts);
         try {
             Ignite caller = Ignition.start(configuration(clusterName, "caller", callerPorts, remotePorts));
@@ -171,36 +165,9 @@ final class IgniteCluster implements AutoCloseable {
     }
 
     private static Process startRemote(String clusterName, int[] ownPorts, int[] callerPorts) {
-        try {
-            Path log = Files.createTempFile("sluice-jmh-ignite-", ".log");
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> command = new ArrayList<>(List.of(java, "-Xmx1g"));
-            command.addAll(JVM_ARGS);
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-                    IgniteMemberProcess.class.getName(), clusterName,
-                    Integer.toString(ownPorts[0]), Integer.toString(ownPorts[1]),
-                    Integer.toString(callerPorts[0]), Integer.toString(callerPorts[1])));
-            Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            String line;
-            while ((line = out.readLine()) != null) {
-                if (line.equals(IgniteMemberProcess.READY)) {
-                    return process;
-                }
-            }
-            process.destroyForcibly();
-            throw new IllegalStateException("the Ignite node process exited before it was ready; its log "
-                    + log + ":\n" + Files.readString(log));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the Ignite node process", e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return MemberProcess.start("Ignite node", JVM_ARGS, IgniteMemberProcess.class,
+                List.of(clusterName, Integer.toString(ownPorts[0]), Integer.toString(ownPorts[1]),
+                        Integer.toString(callerPorts[0]), Integer.toString(callerPorts[1])),
+                IgniteMemberProcess.READY);
     }
 }

@@ -198,7 +198,7 @@ class IgniteStoreClusterIT {
     void aStoreWithNoReachableClusterFailsWithTheCauseNeverDenies() throws Exception {
         try (IgniteMembers lonely = new IgniteMembers("lonely")) {
             Ignite server = lonely.startServer("server");
-            Ignite client = lonely.startClient("client");
+            Ignite client = lonely.startClientWithoutReconnect("client");
             Store store = IgniteStore.builder(client).clockForTesting(clock).timeout(Duration.ofSeconds(1)).build();
             Limit limit = Limit.of(Algorithms.GCRA, 5, Duration.ofSeconds(1));
             assertThat(decide(store, "k", List.of(limit), 1).allowed()).isTrue();
