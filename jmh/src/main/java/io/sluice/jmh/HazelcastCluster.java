@@ -95,15 +95,7 @@ final class HazelcastCluster implements AutoCloseable {
         try {
             caller.shutdown();
         } finally {
-            remote.destroy();
-            try {
-                if (!remote.waitFor(10, TimeUnit.SECONDS)) {
-                    remote.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                remote.destroyForcibly();
-            }
+            MemberProcess.stop(remote);
         }
     }
 

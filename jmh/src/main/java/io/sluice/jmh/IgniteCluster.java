@@ -106,15 +106,7 @@ final class IgniteCluster implements AutoCloseable {
         try {
             caller.close();
         } finally {
-            remote.destroy();
-            try {
-                if (!remote.waitFor(10, TimeUnit.SECONDS)) {
-                    remote.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                remote.destroyForcibly();
-            }
+            MemberProcess.stop(remote);
         }
     }
 

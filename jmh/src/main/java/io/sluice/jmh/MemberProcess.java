@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a cluster member in a JVM of its own, on the benchmark's class path, so that the
@@ -48,6 +49,19 @@ final class MemberProcess {
                     + log + ":\n" + Files.readString(log));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the " + what + " process", e);
+        }
+    }
+
+    /** Stops a member started by {@link #start}: politely, then forcibly after 10 seconds. */
+    static void stop(Process member) {
+        member.destroy();
+        try {
+            if (!member.waitFor(10, TimeUnit.SECONDS)) {
+                member.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            member.destroyForcibly();
         }
     }
 
