@@ -43,6 +43,25 @@ public final class Algorithms {
         return ALL;
     }
 
+    /** Whether this is one of the five built-in algorithms (by identity: ids 1 to 5). */
+    public static boolean isBuiltIn(Algorithm algorithm) {
+        return ALL.contains(algorithm);
+    }
+
+    /**
+     * The built-in algorithm with this {@linkplain Algorithm#id() id}.
+     *
+     * @throws IllegalArgumentException naming the id when no built-in algorithm has it
+     */
+    public static Algorithm byId(int id) {
+        for (Algorithm algorithm : ALL) {
+            if (algorithm.id() == id) {
+                return algorithm;
+            }
+        }
+        throw new IllegalArgumentException("unknown algorithm id " + id + ", expected 1 to " + ALL.size());
+    }
+
     /**
      * The algorithm with this name: {@code fixed-window}, {@code sliding-log},
      * {@code sliding-window-counter}, {@code token-bucket} or {@code gcra}.

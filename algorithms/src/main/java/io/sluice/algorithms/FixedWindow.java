@@ -7,7 +7,8 @@ import io.sluice.api.Transition;
 /** fixed-window (id 1): state {@code [tag, windowStart, count]}; see docs/algorithms.md. */
 final class FixedWindow implements Algorithm {
 
-    static final long TAG = 1 * 256 + 1;
+    static final int ID = 1;
+    static final long TAG = ID * 256 + 1;
     static final String NAME = "fixed-window";
 
     @Override
@@ -16,12 +17,17 @@ final class FixedWindow implements Algorithm {
     }
 
     @Override
+    public int id() {
+        return ID;
+    }
+
+    @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
         Checks.burstEqualsPermits(NAME, permits, burst, periodMicros);
     }
 
     @Override
-    public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
         long permits = limit.permits();
         long period = limit.periodMicros();

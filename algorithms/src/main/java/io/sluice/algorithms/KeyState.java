@@ -105,7 +105,7 @@ public final class KeyState {
      *
      * @throws IllegalArgumentException when {@code limits} is empty or {@code cost} is below 1
      */
-    public Decision apply(List<Limit> limits, long nowMicros, long cost) {
+    public Decision tryAcquire(List<Limit> limits, long nowMicros, long cost) {
         Objects.requireNonNull(limits, "limits");
         if (limits.isEmpty()) {
             throw new IllegalArgumentException("need at least one limit");
@@ -115,7 +115,7 @@ public final class KeyState {
         List<Transition> transitions = new ArrayList<>(limits.size());
         for (Limit limit : limits) {
             Entry entry = entries.get(limit.name());
-            transitions.add(limit.algorithm().apply(entry == null ? null : entry.state, nowMicros, limit, cost));
+            transitions.add(limit.algorithm().transition(entry == null ? null : entry.state, nowMicros, limit, cost));
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {

@@ -10,7 +10,8 @@ import io.sluice.api.Transition;
  */
 final class SlidingLog implements Algorithm {
 
-    static final long TAG = 2 * 256 + 1;
+    static final int ID = 2;
+    static final long TAG = ID * 256 + 1;
     static final String NAME = "sliding-log";
 
     /**
@@ -26,6 +27,11 @@ final class SlidingLog implements Algorithm {
     }
 
     @Override
+    public int id() {
+        return ID;
+    }
+
+    @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
         Checks.burstEqualsPermits(NAME, permits, burst, periodMicros);
         if (permits > MAX_PERMITS) {
@@ -35,7 +41,7 @@ final class SlidingLog implements Algorithm {
     }
 
     @Override
-    public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
         long permits = limit.permits();
         long period = limit.periodMicros();

@@ -11,7 +11,8 @@ import io.sluice.api.Transition;
  */
 final class SlidingWindowCounter implements Algorithm {
 
-    static final long TAG = 3 * 256 + 1;
+    static final int ID = 3;
+    static final long TAG = ID * 256 + 1;
     static final String NAME = "sliding-window-counter";
 
     /** At most 2^20 steps of weight per window (fewer than 2^21 after rounding the step down). */
@@ -23,12 +24,17 @@ final class SlidingWindowCounter implements Algorithm {
     }
 
     @Override
+    public int id() {
+        return ID;
+    }
+
+    @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
         Checks.burstEqualsPermits(NAME, permits, burst, periodMicros);
     }
 
     @Override
-    public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
         long permits = limit.permits();
         long period = limit.periodMicros();

@@ -10,7 +10,8 @@ import io.sluice.api.Transition;
  */
 final class TokenBucket implements Algorithm {
 
-    static final long TAG = 4 * 256 + 1;
+    static final int ID = 4;
+    static final long TAG = ID * 256 + 1;
     static final String NAME = "token-bucket";
 
     @Override
@@ -19,12 +20,17 @@ final class TokenBucket implements Algorithm {
     }
 
     @Override
+    public int id() {
+        return ID;
+    }
+
+    @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
         Checks.bucketFits(NAME, permits, burst, periodMicros);
     }
 
     @Override
-    public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
         long burst = limit.burst();
         long interval = Checks.tokenInterval(limit.permits(), limit.periodMicros());

@@ -58,7 +58,7 @@ class AlgorithmProperties {
         for (Replayed r : replay(scenario)) {
             if (r.stateBefore() != null) {
                 long[] copy = r.stateBefore().clone();
-                scenario.limit().algorithm().apply(r.stateBefore(), r.atMicros(), scenario.limit(), r.cost());
+                scenario.limit().algorithm().transition(r.stateBefore(), r.atMicros(), scenario.limit(), r.cost());
                 assertThat(r.stateBefore()).isEqualTo(copy);
             }
         }
@@ -71,13 +71,13 @@ class AlgorithmProperties {
         long now = finalTime(scenario);
         Limit limit = scenario.limit();
         long c = Math.min(cost, scenario.capacity());
-        Transition denied = limit.algorithm().apply(state, now, limit, c);
+        Transition denied = limit.algorithm().transition(state, now, limit, c);
         if (!denied.allowed()) {
             long retryAfter = denied.retryAfterMicros();
             assertThat(retryAfter).isPositive();
-            assertThat(limit.algorithm().apply(state, now + retryAfter, limit, c).allowed())
+            assertThat(limit.algorithm().transition(state, now + retryAfter, limit, c).allowed())
                     .as("admitted after retryAfter %d", retryAfter).isTrue();
-            assertThat(limit.algorithm().apply(state, now + retryAfter - 1, limit, c).allowed())
+            assertThat(limit.algorithm().transition(state, now + retryAfter - 1, limit, c).allowed())
                     .as("denied just before retryAfter %d", retryAfter).isFalse();
         }
     }
@@ -95,10 +95,10 @@ class AlgorithmProperties {
         long capacity = scenario.capacity();
         Algorithm algorithm = limit.algorithm();
         // Full means the whole capacity fits at once.
-        assertThat(algorithm.apply(state, last.atMicros() + resetAfter, limit, capacity).allowed())
+        assertThat(algorithm.transition(state, last.atMicros() + resetAfter, limit, capacity).allowed())
                 .as("full at resetAfter %d", resetAfter).isTrue();
         if (resetAfter > 0) {
-            assertThat(algorithm.apply(state, last.atMicros() + resetAfter - 1, limit, capacity).allowed())
+            assertThat(algorithm.transition(state, last.atMicros() + resetAfter - 1, limit, capacity).allowed())
                     .as("not full before resetAfter %d", resetAfter).isFalse();
         }
     }
@@ -115,7 +115,7 @@ class AlgorithmProperties {
         long[] state = last.transition().allowed() ? last.transition().state() : last.stateBefore();
         long at = last.atMicros() + last.transition().resetAfterMicros() + later;
         Limit limit = scenario.limit();
-        assertSameDecision(limit.algorithm().apply(state, at, limit, cost), limit.algorithm().apply(null, at, limit, cost));
+        assertSameDecision(limit.algorithm().transition(state, at, limit, cost), limit.algorithm().transition(null, at, limit, cost));
     }
 
     @Property(tries = 250)
@@ -126,8 +126,8 @@ class AlgorithmProperties {
         long[] state = finalState(replay(scenario));
         long early = finalTime(scenario) + shift;
         Limit limit = scenario.limit();
-        Transition before = limit.algorithm().apply(state, early, limit, cost);
-        Transition after = limit.algorithm().apply(state, early + wait, limit, cost);
+        Transition before = limit.algorithm().transition(state, early, limit, cost);
+        Transition after = limit.algorithm().transition(state, early + wait, limit, cost);
         if (before.allowed()) {
             assertThat(after.allowed()).isTrue();
         }
@@ -147,14 +147,14 @@ class AlgorithmProperties {
         }
         long[] state = finalState(replay(scenario));
         long now = finalTime(scenario) + wait;
-        Transition transition = algorithm.apply(state, now, other, cost);
+        Transition transition = algorithm.transition(state, now, other, cost);
         assertThat(transition.remaining()).isBetween(0L, other.burst());
         assertThat(transition.resetAfterMicros()).isNotNegative();
         assertThat(transition.costExceedsCapacity()).isEqualTo(cost > other.burst());
         if (!transition.allowed() && !transition.costExceedsCapacity()) {
             long retryAfter = transition.retryAfterMicros();
             assertThat(retryAfter).isPositive();
-            assertThat(algorithm.apply(state, now + retryAfter, other, cost).allowed()).isTrue();
+            assertThat(algorithm.transition(state, now + retryAfter, other, cost).allowed()).isTrue();
         }
         if (transition.allowed() && algorithm == Algorithms.TOKEN_BUCKET) {
             assertThat(transition.state()[1]).isBetween(0L, other.burst() - cost);

@@ -60,7 +60,7 @@ class AlgorithmsTest {
     void costBelowOneIsRejected() {
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = Limit.of(algorithm, 10, Duration.ofSeconds(1));
-            assertThatThrownBy(() -> algorithm.apply(null, T0, limit, 0))
+            assertThatThrownBy(() -> algorithm.transition(null, T0, limit, 0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
         }
     }
@@ -71,17 +71,17 @@ class AlgorithmsTest {
             Limit limit = Limit.of(algorithm, 5, Duration.ofSeconds(1));
             long[] state = null;
             for (int i = 0; i < 5; i++) {
-                Transition admitted = algorithm.apply(state, T0, limit, 1);
+                Transition admitted = algorithm.transition(state, T0, limit, 1);
                 assertThat(admitted.allowed()).as(algorithm.name()).isTrue();
                 assertThat(admitted.remaining()).isEqualTo(4 - i);
                 state = admitted.state();
             }
-            Transition denied = algorithm.apply(state, T0, limit, 1);
+            Transition denied = algorithm.transition(state, T0, limit, 1);
             assertThat(denied.allowed()).as(algorithm.name()).isFalse();
             assertThat(denied.state()).isSameAs(state);
             assertThat(denied.remaining()).isZero();
             assertThat(denied.retryAfterMicros()).isPositive();
-            Transition tooBig = algorithm.apply(state, T0, limit, 6);
+            Transition tooBig = algorithm.transition(state, T0, limit, 6);
             assertThat(tooBig.costExceedsCapacity()).isTrue();
         }
     }
@@ -91,21 +91,21 @@ class AlgorithmsTest {
         Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)).withBurst(10);
         long[] state = null;
         for (int i = 0; i < 10; i++) {
-            state = Algorithms.TOKEN_BUCKET.apply(state, T0, limit, 1).state();
+            state = Algorithms.TOKEN_BUCKET.transition(state, T0, limit, 1).state();
         }
-        Transition denied = Algorithms.TOKEN_BUCKET.apply(state, T0 + 4_000, limit, 1);
+        Transition denied = Algorithms.TOKEN_BUCKET.transition(state, T0 + 4_000, limit, 1);
         assertThat(denied.retryAfterMicros()).isEqualTo(6_000);
         assertThat(denied.resetAfterMicros()).isEqualTo(96_000);
-        assertThat(Algorithms.TOKEN_BUCKET.apply(state, T0 + 10_000, limit, 1).allowed()).isTrue();
+        assertThat(Algorithms.TOKEN_BUCKET.transition(state, T0 + 10_000, limit, 1).allowed()).isTrue();
     }
 
     @Test
     void fixedWindowResetsAtTheAlignedBoundary() {
         Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 2, Duration.ofSeconds(1));
         long t = T0 + 300_000;
-        long[] state = Algorithms.FIXED_WINDOW.apply(null, t, limit, 2).state();
-        Transition denied = Algorithms.FIXED_WINDOW.apply(state, t, limit, 1);
+        long[] state = Algorithms.FIXED_WINDOW.transition(null, t, limit, 2).state();
+        Transition denied = Algorithms.FIXED_WINDOW.transition(state, t, limit, 1);
         assertThat(denied.retryAfterMicros()).isEqualTo(700_000);
-        assertThat(Algorithms.FIXED_WINDOW.apply(state, T0 + SECOND, limit, 2).allowed()).isTrue();
+        assertThat(Algorithms.FIXED_WINDOW.transition(state, T0 + SECOND, limit, 2).allowed()).isTrue();
     }
 }

@@ -51,9 +51,9 @@ class KeyStateProperties {
             byte[] before = state.encode();
             boolean allAdmit = true;
             for (Limit limit : limits) {
-                allAdmit &= KeyState.decode(before).apply(List.of(limit), now, request.cost()).allowed();
+                allAdmit &= KeyState.decode(before).tryAcquire(List.of(limit), now, request.cost()).allowed();
             }
-            Decision decision = state.apply(limits, now, request.cost());
+            Decision decision = state.tryAcquire(limits, now, request.cost());
             assertThat(decision.allowed()).isEqualTo(allAdmit);
             assertThat(limits).contains(decision.binding());
 
@@ -63,11 +63,11 @@ class KeyStateProperties {
             for (Limit limit : run.limits()) {
                 KeyState expected = KeyState.decode(before);
                 if (decision.allowed() && limits.contains(limit)) {
-                    expected.apply(List.of(limit), now, request.cost());
+                    expected.tryAcquire(List.of(limit), now, request.cost());
                 }
-                assertThat(KeyState.decode(after).apply(List.of(limit), probe, 1))
+                assertThat(KeyState.decode(after).tryAcquire(List.of(limit), probe, 1))
                         .as("limit %s after %s", limit.name(), decision)
-                        .isEqualTo(expected.apply(List.of(limit), probe, 1));
+                        .isEqualTo(expected.tryAcquire(List.of(limit), probe, 1));
             }
         }
     }
@@ -78,7 +78,7 @@ class KeyStateProperties {
         long now = run.startMicros();
         for (Request request : run.requests()) {
             now += request.waitMicros();
-            state.apply(run.limits(), now, request.cost());
+            state.tryAcquire(run.limits(), now, request.cost());
         }
         long expiresAt = state.expiresAtMicros();
         assertThat(state.isEmpty()).isEqualTo(expiresAt == 0);
@@ -89,7 +89,7 @@ class KeyStateProperties {
         assertThat(run.limits()).allSatisfy(limit -> assertThat(state.holds(limit.name(), expiresAt)).isFalse());
         // A fresh state equals an expired one: a request at the expiry drops them all and keeps only its own.
         Limit other = Limit.of(Algorithms.GCRA, 1, java.time.Duration.ofSeconds(1)).named("other");
-        state.apply(List.of(other), expiresAt, 1);
+        state.tryAcquire(List.of(other), expiresAt, 1);
         assertThat(run.limits()).allSatisfy(limit -> assertThat(state.holds(limit.name(), expiresAt)).isFalse());
         assertThat(state.holds("other", expiresAt)).isTrue();
         assertThat(KeyState.decode(state.encode()).expiresAtMicros()).isEqualTo(expiresAt + 1_000_000);

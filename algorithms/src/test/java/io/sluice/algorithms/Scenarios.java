@@ -105,7 +105,7 @@ final class Scenarios {
         long now = scenario.startMicros();
         for (Step step : scenario.steps()) {
             now += step.waitMicros();
-            Transition transition = scenario.limit().algorithm().apply(state, now, scenario.limit(), step.cost());
+            Transition transition = scenario.limit().algorithm().transition(state, now, scenario.limit(), step.cost());
             replayed.add(new Replayed(now, step.cost(), state, transition));
             if (transition.allowed()) {
                 state = transition.state();

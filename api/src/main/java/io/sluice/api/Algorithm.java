@@ -23,6 +23,14 @@ public interface Algorithm {
     String name();
 
     /**
+     * A stable id, the first byte of the state's tag: 1 to 5 for the built-in algorithms of
+     * {@code io.sluice.algorithms.Algorithms} (never renumbered or reused), 256 or more for
+     * an algorithm of your own. Stores that run algorithms outside the JVM, such as Redis's
+     * scripts, select the algorithm by this id, never by a position in a list.
+     */
+    int id();
+
+    /**
      * Checks that this algorithm can enforce a limit with these parameters.
      *
      * @throws IllegalArgumentException naming the value this algorithm cannot use
@@ -38,5 +46,5 @@ public interface Algorithm {
      * @param cost the tokens this request takes, at least 1
      * @return the decision for this limit and the state to store if the request is admitted
      */
-    Transition apply(long[] state, long nowMicros, Limit limit, long cost);
+    Transition transition(long[] state, long nowMicros, Limit limit, long cost);
 }

@@ -54,13 +54,21 @@ public final class RateLimiterBuilder {
      *
      * @throws IllegalStateException when no limit was added, or no store was set and none is
      *     on the class path
+     * @throws IllegalArgumentException naming the limit when the store cannot run its algorithm
      */
     public RateLimiter build() {
         if (limits.isEmpty()) {
             throw new IllegalStateException("a rate limiter needs at least one limit");
         }
-        return new StoreBackedRateLimiter(List.copyOf(limits), store != null ? store : embeddedStore(),
-                failurePolicy);
+        Store chosen = store != null ? store : embeddedStore();
+        for (Limit limit : limits) {
+            if (!chosen.supports(limit.algorithm())) {
+                throw new IllegalArgumentException("store " + chosen + " cannot run algorithm '"
+                        + limit.algorithm().name() + "' (id " + limit.algorithm().id() + ") of limit '"
+                        + limit.name() + "'");
+            }
+        }
+        return new StoreBackedRateLimiter(List.copyOf(limits), chosen, failurePolicy);
     }
 
     private static Store embeddedStore() {

@@ -24,10 +24,17 @@ public interface Store extends AutoCloseable {
     StoreCapabilities capabilities();
 
     /**
+     * Whether this store can run limits of this algorithm. A store that runs the built-in
+     * algorithms as scripts or ships them to other processes by name supports only those;
+     * a limiter is never built with a limit its store cannot run.
+     */
+    boolean supports(Algorithm algorithm);
+
+    /**
      * Decides a request of {@code cost} tokens for {@code key} against every limit, and
      * charges all of them if and only if all admit it.
      */
-    CompletionStage<Decision> apply(String key, List<Limit> limits, long cost);
+    CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost);
 
     /**
      * Whether the store still holds state for this limit of this key; {@code false} once

@@ -36,7 +36,7 @@ final class StoreBackedRateLimiter implements RateLimiter {
         }
         CompletionStage<Decision> decision;
         try {
-            decision = store.apply(key, limits, cost);
+            decision = store.tryAcquire(key, limits, cost);
         } catch (RuntimeException e) {
             // A store that fails before returning a stage is as unavailable as one that fails later.
             return CompletableFuture.completedFuture(unavailable());

@@ -3,7 +3,7 @@ package io.sluice.api;
 import java.util.Objects;
 
 /**
- * One limit's answer to one request: the result of {@link Algorithm#apply}.
+ * One limit's answer to one request: the result of {@link Algorithm#transition}.
  *
  * <p>Times are in microseconds from the decision's instant. {@link #resetAfterMicros()}
  * is also how long the state must be kept: after it, the state equals the fresh state,

@@ -87,7 +87,7 @@ final class StorePolicyLimiter implements PolicyLimiter {
         }
         Plan.Step step = plan.steps().get(index);
         String key = step.globalKey() != null ? step.globalKey() : resolution.clientKey();
-        return apply(key, step.limits(), plan.cost(), policy.failurePolicy()).thenCompose(stepDecision -> {
+        return tryAcquire(key, step.limits(), plan.cost(), policy.failurePolicy()).thenCompose(stepDecision -> {
             if (!stepDecision.allowed()) {
                 // A shadow step reports its denial but lets the request through.
                 return CompletableFuture.completedFuture(
@@ -97,9 +97,9 @@ final class StorePolicyLimiter implements PolicyLimiter {
         });
     }
 
-    private CompletionStage<Decision> apply(String key, List<Limit> limits, long cost, FailurePolicy failurePolicy) {
+    private CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost, FailurePolicy failurePolicy) {
         try {
-            return store.apply(key, limits, cost).exceptionally(failure -> unavailable(limits, failurePolicy, failure));
+            return store.tryAcquire(key, limits, cost).exceptionally(failure -> unavailable(limits, failurePolicy, failure));
         } catch (RuntimeException e) {
             // A store that fails before returning a stage is as unavailable as one that fails later.
             return CompletableFuture.completedFuture(unavailable(limits, failurePolicy, e));

@@ -91,7 +91,7 @@ abstract class AllOrNothingContract {
             PolicyDecision decision = limiter.decide(request);
 
             Decision expected = reference.computeIfAbsent(call.client(), client -> KeyState.empty())
-                    .apply(decision.limits(), clock.nowMicros(), decision.cost());
+                    .tryAcquire(decision.limits(), clock.nowMicros(), decision.cost());
             assertThat(decision.decision()).contains(expected);
             assertThat(decision.allowed()).isEqualTo(expected.allowed());
         }

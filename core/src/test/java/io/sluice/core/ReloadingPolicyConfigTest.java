@@ -255,7 +255,7 @@ class ReloadingPolicyConfigTest {
     private long remainingAfterOneMore(PolicyConfig config, String apiKey, String limitName) {
         Limit limit = config.plans().stream().flatMap(plan -> plan.limits().stream())
                 .filter(l -> l.name().equals(limitName)).findFirst().orElseThrow();
-        Decision probe = store.apply(ClientKeys.forApiKey(apiKey), List.of(limit), 1).toCompletableFuture().join();
+        Decision probe = store.tryAcquire(ClientKeys.forApiKey(apiKey), List.of(limit), 1).toCompletableFuture().join();
         assertThat(probe.allowed()).isTrue();
         return probe.remaining();
     }

@@ -52,7 +52,7 @@ final class ClientTraffic {
         if (allowed) {
             admitted++;
         }
-        Transition exact = exactLimiter.algorithm().apply(exactState, nextArrivalMicros, exactLimiter, 1);
+        Transition exact = exactLimiter.algorithm().transition(exactState, nextArrivalMicros, exactLimiter, 1);
         if (exact.allowed()) {
             exactState = exact.state();
             admittedByExactLimiter++;

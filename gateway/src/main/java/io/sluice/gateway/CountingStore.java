@@ -1,5 +1,6 @@
 package io.sluice.gateway;
 
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -18,7 +19,7 @@ final class CountingStore implements Store {
         this.store = store;
     }
 
-    /** How many times {@link #apply} was called. */
+    /** How many times {@link #tryAcquire} was called. */
     long applyCalls() {
         return applyCalls;
     }
@@ -28,10 +29,19 @@ final class CountingStore implements Store {
         return store.capabilities();
     }
 
+
     @Override
-    public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+
+    public boolean supports(Algorithm algorithm) {
+
+        return store.supports(algorithm);
+
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         applyCalls++;
-        return store.apply(key, limits, cost);
+        return store.tryAcquire(key, limits, cost);
     }
 
     @Override

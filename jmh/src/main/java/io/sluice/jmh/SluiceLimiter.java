@@ -40,7 +40,7 @@ final class SluiceLimiter implements Limiter {
             // The limiter keeps the failure to itself: ask the store once more to report why.
             Throwable cause = null;
             try {
-                store.apply(key, limiter.limits(), cost).toCompletableFuture().join();
+                store.tryAcquire(key, limiter.limits(), cost).toCompletableFuture().join();
             } catch (RuntimeException e) {
                 cause = e.getCause() != null ? e.getCause() : e;
             }

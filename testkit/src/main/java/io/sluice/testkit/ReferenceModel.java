@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * What every store must decide, computed the plainest way: a map of each key's per-limit
- * states, each limit's {@link io.sluice.api.Algorithm#apply} on its own state, and
+ * states, each limit's {@link io.sluice.api.Algorithm#transition} on its own state, and
  * {@link Decisions#combine}. It shares nothing with a store's code path but the algorithms,
  * and it never expires state: by the algorithms' contract a state past its reset decides
  * as the fresh state does, so a store that expires a state too early disagrees with it.
@@ -22,11 +22,11 @@ final class ReferenceModel {
     private final Map<String, Map<String, long[]>> states = new HashMap<>();
 
     /** Decides a request at {@code nowMicros} and, when every limit admits it, charges them all. */
-    Decision apply(String key, List<Limit> limits, long nowMicros, long cost) {
+    Decision tryAcquire(String key, List<Limit> limits, long nowMicros, long cost) {
         Map<String, long[]> limitStates = states.computeIfAbsent(key, k -> new HashMap<>());
         List<Transition> transitions = new ArrayList<>(limits.size());
         for (Limit limit : limits) {
-            transitions.add(limit.algorithm().apply(limitStates.get(limit.name()), nowMicros, limit, cost));
+            transitions.add(limit.algorithm().transition(limitStates.get(limit.name()), nowMicros, limit, cost));
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {

@@ -157,8 +157,8 @@ public abstract class StoreConformance {
             Scenario.Step step = scenario.steps().get(i);
             clock.advanceMicros(step.advanceMicros());
             String key = keys.get(step.key());
-            Decision expected = model.apply(key, scenario.limits(), clock.nowMicros(), step.cost());
-            Decision actual = await(fixture.virtualStore.apply(key, scenario.limits(), step.cost()));
+            Decision expected = model.tryAcquire(key, scenario.limits(), clock.nowMicros(), step.cost());
+            Decision actual = await(fixture.virtualStore.tryAcquire(key, scenario.limits(), step.cost()));
             assertThat(actual).as("step %d (%s) at %dus", i, step, clock.nowMicros()).isEqualTo(expected);
             denied |= !expected.allowed();
         }
@@ -205,7 +205,7 @@ public abstract class StoreConformance {
         assertThat(decisions).filteredOn(decision -> !decision.allowed())
                 .as("denied requests, %s", limit)
                 .allSatisfy(decision -> assertThat(decision.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED));
-        assertThat(await(store.apply(key, limits, 1)).allowed()).as("after the burst, %s", limit).isFalse();
+        assertThat(await(store.tryAcquire(key, limits, 1)).allowed()).as("after the burst, %s", limit).isFalse();
     }
 
     @Example
@@ -219,7 +219,7 @@ public abstract class StoreConformance {
         if (fixture.capabilities.atomicMultiLimit()) {
             assertThat(admitted).isEqualTo(30);
             // The 90 denied requests took no token from the bucket.
-            assertThat(await(fixture.virtualStore.apply(key, List.of(bucket), 1)).remaining())
+            assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(bucket), 1)).remaining())
                     .isEqualTo(50 - 30 - 1);
         } else {
             reporter.publishValue("atomicMultiLimit",
@@ -240,7 +240,7 @@ public abstract class StoreConformance {
                     start.await();
                     List<Decision> decisions = new ArrayList<>();
                     for (long i = 0; i < share; i++) {
-                        decisions.add(await(store.apply(key, limits, 1)));
+                        decisions.add(await(store.tryAcquire(key, limits, 1)));
                     }
                     return decisions;
                 }));
@@ -271,23 +271,23 @@ public abstract class StoreConformance {
         Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofHours(1)).named("bucket");
         String key = fixture.newKey("all-or-none");
 
-        assertThat(await(store.apply(key, List.of(window, bucket), 1)).allowed()).isTrue();
-        assertThat(await(store.apply(key, List.of(window, bucket), 1)).allowed()).isTrue();
-        Decision denied = await(store.apply(key, List.of(window, bucket), 1));
+        assertThat(await(store.tryAcquire(key, List.of(window, bucket), 1)).allowed()).isTrue();
+        assertThat(await(store.tryAcquire(key, List.of(window, bucket), 1)).allowed()).isTrue();
+        Decision denied = await(store.tryAcquire(key, List.of(window, bucket), 1));
         assertThat(denied.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
         assertThat(denied.binding()).isEqualTo(bucket);
-        Decision tooCostly = await(store.apply(key, List.of(bucket, window), 3));
+        Decision tooCostly = await(store.tryAcquire(key, List.of(bucket, window), 3));
         assertThat(tooCostly.reason()).isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
         assertThat(tooCostly.binding()).isEqualTo(bucket);
         // Two admitted requests charged the window; the two denied ones did not.
-        assertThat(await(store.apply(key, List.of(window), 1)).remaining()).isEqualTo(10 - 2 - 1);
+        assertThat(await(store.tryAcquire(key, List.of(window), 1)).remaining()).isEqualTo(10 - 2 - 1);
 
         // The first limit denies while the second has room: the second is not charged either.
         String other = fixture.newKey("all-or-none");
         Limit single = Limit.of(Algorithms.SLIDING_LOG, 1, Duration.ofHours(1)).named("single");
-        assertThat(await(store.apply(other, List.of(single, bucket), 1)).allowed()).isTrue();
-        assertThat(await(store.apply(other, List.of(single, bucket), 1)).binding()).isEqualTo(single);
-        assertThat(await(store.apply(other, List.of(bucket), 1)).remaining()).isZero();
+        assertThat(await(store.tryAcquire(other, List.of(single, bucket), 1)).allowed()).isTrue();
+        assertThat(await(store.tryAcquire(other, List.of(single, bucket), 1)).binding()).isEqualTo(single);
+        assertThat(await(store.tryAcquire(other, List.of(bucket), 1)).remaining()).isZero();
     }
 
     @Example
@@ -296,7 +296,7 @@ public abstract class StoreConformance {
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = Limit.of(algorithm, 5, Duration.ofHours(1));
             String key = fixture.newKey("nothing-stored");
-            assertThat(await(fixture.virtualStore.apply(key, List.of(limit), 6)).reason())
+            assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 6)).reason())
                     .isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
             assertThat(await(fixture.virtualStore.holdsState(key, limit))).as("%s", limit).isFalse();
         }
@@ -312,11 +312,11 @@ public abstract class StoreConformance {
         List<String> keys = List.of(base + "{a}b", base + "{a}c", base + "{A}b", base + "{a}b ",
                 base + ":é", base + ":e", base + ":\uD83D\uDE00", base);
         for (String key : keys) {
-            assertThat(await(fixture.virtualStore.apply(key, List.of(limit), 1)).allowed())
+            assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 1)).allowed())
                     .as("first request of key '%s'", key).isTrue();
         }
         for (String key : keys) {
-            assertThat(await(fixture.virtualStore.apply(key, List.of(limit), 1)).allowed())
+            assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 1)).allowed())
                     .as("second request of key '%s'", key).isFalse();
         }
     }
@@ -366,8 +366,8 @@ public abstract class StoreConformance {
     private static void assertSameDecision(Fixture fixture, ReferenceModel model, String key, List<Limit> limits,
                                            long cost) {
         long now = fixture.clock.nowMicros();
-        Decision expected = model.apply(key, limits, now, cost);
-        assertThat(await(fixture.virtualStore.apply(key, limits, cost)))
+        Decision expected = model.tryAcquire(key, limits, now, cost);
+        assertThat(await(fixture.virtualStore.tryAcquire(key, limits, cost)))
                 .as("cost %d at %dus on %s", cost, now, limits).isEqualTo(expected);
     }
 
@@ -390,7 +390,7 @@ public abstract class StoreConformance {
             // (longer for the counter), so a real-time TTL cannot pass before it is checked.
             long period = limit.periodMicros();
             clock.advanceMicros(period - clock.nowMicros() % period);
-            Decision decision = await(store.apply(key, List.of(limit), limit.burst()));
+            Decision decision = await(store.tryAcquire(key, List.of(limit), limit.burst()));
             assertThat(decision.allowed()).as("%s", limit).isTrue();
             assertThat(await(store.holdsState(key, limit))).as("just charged, %s", limit).isTrue();
 
@@ -398,8 +398,8 @@ public abstract class StoreConformance {
             if (fixture.capabilities.expiry()) {
                 awaitExpiry(store, key, limit);
             }
-            Decision fresh = new ReferenceModel().apply(key, List.of(limit), clock.nowMicros(), 1);
-            assertThat(await(store.apply(key, List.of(limit), 1))).as("after the reset, %s", limit)
+            Decision fresh = new ReferenceModel().tryAcquire(key, List.of(limit), clock.nowMicros(), 1);
+            assertThat(await(store.tryAcquire(key, List.of(limit), 1))).as("after the reset, %s", limit)
                     .isEqualTo(fresh);
         }
     }

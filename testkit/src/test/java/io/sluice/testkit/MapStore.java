@@ -1,6 +1,7 @@
 package io.sluice.testkit;
 
 import io.sluice.algorithms.Decisions;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -51,8 +52,17 @@ final class MapStore implements Store {
         return new StoreCapabilities(false, true, true);
     }
 
+
     @Override
-    public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+
+    public boolean supports(Algorithm algorithm) {
+
+        return true;
+
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         if (flaw == Flaw.RACY) {
             return CompletableFuture.completedFuture(decide(key, limits, cost));
         }
@@ -68,7 +78,7 @@ final class MapStore implements Store {
         for (Limit limit : limits) {
             Held state = held.get(limit.name());
             boolean live = state != null && state.expiresAtMicros() > now;
-            transitions.add(limit.algorithm().apply(live ? state.state() : null, now, limit, cost));
+            transitions.add(limit.algorithm().transition(live ? state.state() : null, now, limit, cost));
         }
         if (flaw == Flaw.RACY) {
             // Widens the window between reading and writing, as a network round trip would.

@@ -83,7 +83,7 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
         long now = nowMicros != MEMBER_CLOCK ? nowMicros : MemberClock.nowMicros(member);
         byte[] stored = entry.getValue();
         KeyState state = stored != null ? KeyState.decode(stored) : KeyState.empty();
-        Decision decision = state.apply(limits, now, cost);
+        Decision decision = state.tryAcquire(limits, now, cost);
         write = decision.allowed() ? WriteState.of(state, now, nowMicros == MEMBER_CLOCK) : null;
         if (write != null) {
             write.process(entry);

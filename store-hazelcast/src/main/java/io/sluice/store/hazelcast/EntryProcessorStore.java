@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -50,8 +51,17 @@ final class EntryProcessorStore implements Store {
         return CAPABILITIES;
     }
 
+
     @Override
-    public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+
+    public boolean supports(Algorithm algorithm) {
+
+        return Algorithms.isBuiltIn(algorithm);
+
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         for (Limit limit : limits) {
             if (!Algorithms.all().contains(limit.algorithm())) {
                 // The members rebuild limits from the algorithms' names; they know only these.

@@ -103,7 +103,7 @@ class HazelcastClusterIT {
         Decision next = limiters.get(0).decide("multi-limit");
         assertThat(next.binding()).isEqualTo(window);
         Store store = store(members.get(0), "multi", frozen);
-        Decision bucketOnly = store.apply("multi-limit", List.of(bucket), 1).toCompletableFuture().join();
+        Decision bucketOnly = store.tryAcquire("multi-limit", List.of(bucket), 1).toCompletableFuture().join();
         assertThat(bucketOnly.remaining()).isEqualTo(99);
     }
 
@@ -140,7 +140,7 @@ class HazelcastClusterIT {
         Store store = store(caller, "backups", null);
 
         for (int i = 0; i < 5; i++) {
-            assertThat(store.apply(key, List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(store.tryAcquire(key, List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
             HazelcastInstance backup = backupHolder(owner);
             byte[] owners = owner.<String, byte[]>getMap("backups").get(key);
             byte[] backups = backup.<String, byte[]>getMap("backups").get(key);
@@ -154,7 +154,7 @@ class HazelcastClusterIT {
         Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofSeconds(3));
         Store store = store(client, "expiry", null);
 
-        Decision decision = store.apply(key, List.of(limit), 1).toCompletableFuture().join();
+        Decision decision = store.tryAcquire(key, List.of(limit), 1).toCompletableFuture().join();
 
         // Full again after 1.5 s: rounded up to 2 s, plus Hazelcast's second of truncation.
         assertThat(decision.resetAfter()).isEqualTo(Duration.ofMillis(1_500));
@@ -175,7 +175,7 @@ class HazelcastClusterIT {
         Limit longLived = Limit.of(Algorithms.GCRA, 1, Duration.ofMinutes(1));
         Store store = store(members.get(1), "lifetimes", null);
 
-        Decision decision = store.apply(key, List.of(shortLived, longLived), 1).toCompletableFuture().join();
+        Decision decision = store.tryAcquire(key, List.of(shortLived, longLived), 1).toCompletableFuture().join();
 
         // Full again after 100 ms and after exactly 60 s: the entry lives 60 s, plus a second.
         assertThat(decision.binding()).isEqualTo(longLived);
@@ -183,7 +183,7 @@ class HazelcastClusterIT {
         IMap<String, byte[]> map = members.get(2).getMap("lifetimes");
         assertThat(map.getEntryView(key).getTtl()).isEqualTo(61_000);
         // A denied request writes nothing, so it does not extend the entry's life.
-        assertThat(store.apply(key, List.of(shortLived, longLived), 1).toCompletableFuture().join().allowed())
+        assertThat(store.tryAcquire(key, List.of(shortLived, longLived), 1).toCompletableFuture().join().allowed())
                 .isFalse();
         assertThat(map.getEntryView(key).getTtl()).isEqualTo(61_000);
     }
@@ -197,7 +197,7 @@ class HazelcastClusterIT {
                 .timeout(Duration.ofMillis(200)).build();
         map.lock(key);
         try {
-            assertThatThrownBy(() -> store.apply(key, List.of(limit), 1).toCompletableFuture().join())
+            assertThatThrownBy(() -> store.tryAcquire(key, List.of(limit), 1).toCompletableFuture().join())
                     .isInstanceOf(CompletionException.class)
                     .cause().isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("did not answer within PT0.2S")
@@ -230,7 +230,7 @@ class HazelcastClusterIT {
         try {
             Limit limit = Limit.of(Algorithms.SLIDING_LOG, 10, Duration.ofSeconds(1));
             Store store = HazelcastStore.builder(offline).build();
-            assertThatThrownBy(() -> store.apply("anyone", List.of(limit), 1).toCompletableFuture().join())
+            assertThatThrownBy(() -> store.tryAcquire("anyone", List.of(limit), 1).toCompletableFuture().join())
                     .cause().isInstanceOf(StoreUnavailableException.class)
                     .cause().isInstanceOf(HazelcastClientOfflineException.class);
             Decision decision = RateLimiter.builder().limit(limit).store(store).build().decide("anyone");
@@ -245,7 +245,7 @@ class HazelcastClusterIT {
         Store store = store(members.get(0), "closed", null);
         store.close();
         Limit limit = Limit.of(Algorithms.GCRA, 10, Duration.ofSeconds(1));
-        assertThatThrownBy(() -> store.apply("k", List.of(limit), 1).toCompletableFuture().join())
+        assertThatThrownBy(() -> store.tryAcquire("k", List.of(limit), 1).toCompletableFuture().join())
                 .cause().isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
         assertThat(members.get(0).getLifecycleService().isRunning()).isTrue();
     }
@@ -259,17 +259,22 @@ class HazelcastClusterIT {
             }
 
             @Override
+            public int id() {
+                return 256;
+            }
+
+            @Override
             public void checkLimit(long permits, long burst, long periodMicros) {
             }
 
             @Override
-            public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+            public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
                 return Transition.allowed(1, 0, new long[] {0});
             }
         };
         Limit limit = Limit.of(custom, 10, Duration.ofSeconds(1));
         Store store = store(members.get(0), "custom", null);
-        assertThatThrownBy(() -> store.apply("k", List.of(limit), 1).toCompletableFuture().join())
+        assertThatThrownBy(() -> store.tryAcquire("k", List.of(limit), 1).toCompletableFuture().join())
                 .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("built-in");
     }
 

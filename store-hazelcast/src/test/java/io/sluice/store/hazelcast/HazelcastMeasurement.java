@@ -84,7 +84,7 @@ class HazelcastMeasurement {
         int warmUpFailures = 0;
         for (int i = 0; i < WARM_UP; i++) {
             try {
-                store.apply(keys.get(i % keys.size()), limits, 1).toCompletableFuture().join();
+                store.tryAcquire(keys.get(i % keys.size()), limits, 1).toCompletableFuture().join();
             } catch (RuntimeException e) {
                 warmUpFailures++;
             }
@@ -95,7 +95,7 @@ class HazelcastMeasurement {
         long[] nanos = new long[MEASURED];
         for (int i = 0; i < MEASURED; i++) {
             long start = System.nanoTime();
-            store.apply(keys.get(i % keys.size()), limits, 1).toCompletableFuture().join();
+            store.tryAcquire(keys.get(i % keys.size()), limits, 1).toCompletableFuture().join();
             nanos[i] = System.nanoTime() - start;
         }
         Arrays.sort(nanos);
@@ -113,7 +113,7 @@ class HazelcastMeasurement {
             long before = usedHeapAfterGc(memory);
             List<CompletableFuture<?>> batch = new ArrayList<>();
             for (int i = 0; i < HEAP_KEYS; i++) {
-                batch.add(store.apply("client-" + i, List.of(PER_SECOND, PER_DAY), 1).toCompletableFuture());
+                batch.add(store.tryAcquire("client-" + i, List.of(PER_SECOND, PER_DAY), 1).toCompletableFuture());
                 if (batch.size() == 1_000) {
                     CompletableFuture.allOf(batch.toArray(CompletableFuture[]::new)).join();
                     batch.clear();

@@ -32,7 +32,7 @@ class MemberConfigurationIT {
                     .hasMessageContaining("HazelcastStore.configureSerialization");
 
             Store store = HazelcastStore.builder(cluster.startClient()).timeout(Duration.ofSeconds(30)).build();
-            assertThatThrownBy(() -> store.apply("k", List.of(LIMIT), 1).toCompletableFuture().join())
+            assertThatThrownBy(() -> store.tryAcquire("k", List.of(LIMIT), 1).toCompletableFuture().join())
                     .cause().isInstanceOf(StoreUnavailableException.class)
                     .cause().isInstanceOf(HazelcastSerializationException.class);
         }
@@ -61,7 +61,7 @@ class MemberConfigurationIT {
             });
 
             Store store = HazelcastStore.builder(member).timeout(Duration.ofSeconds(30)).build();
-            Decision decision = store.apply("k", List.of(LIMIT), 1).toCompletableFuture().join();
+            Decision decision = store.tryAcquire("k", List.of(LIMIT), 1).toCompletableFuture().join();
 
             assertThat(decision.allowed()).isTrue();
             assertThat(decision.remaining()).isEqualTo(4);

@@ -54,7 +54,7 @@ final class DecideProcessor implements CacheEntryProcessor<String, byte[], long[
         byte[] stored = entry.getValue();
         KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
         List<Limit> decoded = limits.toLimits();
-        Decision decision = state.apply(decoded, now, cost);
+        Decision decision = state.tryAcquire(decoded, now, cost);
         if (decision.allowed()) {
             if (state.isEmpty()) {
                 entry.remove();

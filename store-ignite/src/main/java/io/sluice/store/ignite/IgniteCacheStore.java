@@ -1,5 +1,7 @@
 package io.sluice.store.ignite;
 
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -39,8 +41,17 @@ final class IgniteCacheStore implements Store {
         return new StoreCapabilities(true, true, true);
     }
 
+
     @Override
-    public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+
+    public boolean supports(Algorithm algorithm) {
+
+        return Algorithms.isBuiltIn(algorithm);
+
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         DecideProcessor processor = new DecideProcessor(LimitSpecs.of(limits), cost, fixedNowMicros());
         return invoke(key, processor).thenApply(encoded -> DecideProcessor.decode(encoded, limits));
     }

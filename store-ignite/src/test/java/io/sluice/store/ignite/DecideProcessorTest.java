@@ -56,11 +56,16 @@ class DecideProcessorTest {
             }
 
             @Override
+            public int id() {
+                return 256;
+            }
+
+            @Override
             public void checkLimit(long permits, long burst, long periodMicros) {
             }
 
             @Override
-            public io.sluice.api.Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+            public io.sluice.api.Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
                 throw new UnsupportedOperationException();
             }
         };

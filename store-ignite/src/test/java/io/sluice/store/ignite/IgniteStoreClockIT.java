@@ -74,16 +74,16 @@ class IgniteStoreClockIT {
             TIME.advanceMicros(random.nextInt(200_000));
             String key = keys.get(random.nextInt(keys.size()));
             int caller = random.nextInt(stores.size());
-            Decision decision = stores.get(caller).apply(key, limits, 1).toCompletableFuture().join();
+            Decision decision = stores.get(caller).tryAcquire(key, limits, 1).toCompletableFuture().join();
 
             long primaryNow = clockOf(primaryOf(key)).nowMicros();
             Decision expected = references.computeIfAbsent(key, k -> KeyState.empty())
-                    .apply(limits, primaryNow, 1);
+                    .tryAcquire(limits, primaryNow, 1);
             assertThat(decision).as("step %d, key %s from node %d", step, key, caller).isEqualTo(expected);
 
             // What a store deciding with each caller's own clock would have answered instead.
             Decision withCallersClock = callerClockReferences.computeIfAbsent(key, k -> KeyState.empty())
-                    .apply(limits, clockOf(nodes.get(caller)).nowMicros(), 1);
+                    .tryAcquire(limits, clockOf(nodes.get(caller)).nowMicros(), 1);
             if (!withCallersClock.equals(decision)) {
                 differentFromCallersClock++;
             }

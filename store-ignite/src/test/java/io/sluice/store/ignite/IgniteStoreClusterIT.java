@@ -108,7 +108,7 @@ class IgniteStoreClusterIT {
         KeyState reference = KeyState.empty();
         int allowedByAlgorithm = 0;
         for (int i = 0; i < stores.size() * threadsPerStore * requestsPerThread; i++) {
-            if (reference.apply(List.of(limit), clock.nowMicros(), 1).allowed()) {
+            if (reference.tryAcquire(List.of(limit), clock.nowMicros(), 1).allowed()) {
                 allowedByAlgorithm++;
             }
         }
@@ -128,7 +128,7 @@ class IgniteStoreClusterIT {
             clock.advanceMicros(random.nextInt(150_000));
             long cost = 1 + random.nextInt(3);
             Store store = stores.get(random.nextInt(stores.size()));
-            Decision expected = reference.apply(limits, clock.nowMicros(), cost);
+            Decision expected = reference.tryAcquire(limits, clock.nowMicros(), cost);
             assertThat(decide(store, "multi", limits, cost)).as("step %d", step).isEqualTo(expected);
         }
     }
@@ -180,7 +180,7 @@ class IgniteStoreClusterIT {
                 .invokeAsync(key, new EntryHoldingProcessor());
         try {
             assertThat(EntryHoldingProcessor.ENTERED.await(30, TimeUnit.SECONDS)).isTrue();
-            CompletableFuture<Decision> decision = impatient.apply(key, List.of(limit), 1).toCompletableFuture();
+            CompletableFuture<Decision> decision = impatient.tryAcquire(key, List.of(limit), 1).toCompletableFuture();
             assertThatThrownBy(decision::join)
                     .isInstanceOf(CompletionException.class)
                     .cause().isInstanceOf(StoreUnavailableException.class)
@@ -205,7 +205,7 @@ class IgniteStoreClusterIT {
 
             org.apache.ignite.Ignition.stop(server.name(), true);
 
-            CompletableFuture<Decision> decision = store.apply("k", List.of(limit), 1).toCompletableFuture();
+            CompletableFuture<Decision> decision = store.tryAcquire("k", List.of(limit), 1).toCompletableFuture();
             assertThatThrownBy(decision::join)
                     .isInstanceOf(CompletionException.class)
                     .cause().isInstanceOf(StoreUnavailableException.class)
@@ -236,11 +236,16 @@ class IgniteStoreClusterIT {
             }
 
             @Override
+            public int id() {
+                return 256;
+            }
+
+            @Override
             public void checkLimit(long permits, long burst, long periodMicros) {
             }
 
             @Override
-            public io.sluice.api.Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+            public io.sluice.api.Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
                 throw new UnsupportedOperationException("never reached: the nodes rebuild limits by name");
             }
         };
@@ -282,7 +287,7 @@ class IgniteStoreClusterIT {
     }
 
     static Decision decide(Store store, String key, List<Limit> limits, long cost) {
-        return store.apply(key, limits, cost).toCompletableFuture().join();
+        return store.tryAcquire(key, limits, cost).toCompletableFuture().join();
     }
 
     /** Holds a key's entry (Ignite locks it while a processor runs) until released. */

@@ -116,7 +116,7 @@ class IgniteStoreFailoverIT {
                                 continue;
                             }
                             try {
-                                Decision decision = store.apply(KEY, List.of(LIMIT), 1).toCompletableFuture().join();
+                                Decision decision = store.tryAcquire(KEY, List.of(LIMIT), 1).toCompletableFuture().join();
                                 if (decision.allowed()) {
                                     admitted.incrementAndGet();
                                     if (afterLoss) {

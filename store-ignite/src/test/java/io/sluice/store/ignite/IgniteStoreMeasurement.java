@@ -59,7 +59,7 @@ public final class IgniteStoreMeasurement {
             Semaphore inFlight = new Semaphore(64);
             for (int i = 0; i < KEYS_FOR_MEMORY; i++) {
                 inFlight.acquire();
-                memoryStore.apply("client-" + i, List.of(daily), 1).whenComplete((decision, failure) -> inFlight.release());
+                memoryStore.tryAcquire("client-" + i, List.of(daily), 1).whenComplete((decision, failure) -> inFlight.release());
             }
             inFlight.acquire(64);
             long heapAfter = usedHeapAfterGc();
@@ -95,7 +95,7 @@ public final class IgniteStoreMeasurement {
     }
 
     private static void decide(Store store, String key, Limit limit) {
-        store.apply(key, List.of(limit), 1).toCompletableFuture().join();
+        store.tryAcquire(key, List.of(limit), 1).toCompletableFuture().join();
     }
 
     private static List<String> keysWithPrimary(Ignite caller, Ignite primary, int count) {

@@ -3,6 +3,7 @@ package io.sluice.store.local;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import io.sluice.algorithms.KeyState;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -53,8 +54,18 @@ final class CaffeineStore implements Store {
         return CAPABILITIES;
     }
 
+
     @Override
-    public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+
+    public boolean supports(Algorithm algorithm) {
+
+        // The algorithms run here, in this JVM, whatever they are.
+        return true;
+
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         if (closed) {
             return CompletableFuture.failedFuture(new StoreUnavailableException("the local store is closed"));
         }
@@ -102,7 +113,7 @@ final class CaffeineStore implements Store {
         @Override
         public KeyState apply(String key, KeyState stored) {
             KeyState state = stored != null ? stored : KeyState.empty();
-            decision = state.apply(limits, clock.nowMicros(), cost);
+            decision = state.tryAcquire(limits, clock.nowMicros(), cost);
             // A key whose request was denied on no state stays absent.
             return state.isEmpty() ? null : state;
         }

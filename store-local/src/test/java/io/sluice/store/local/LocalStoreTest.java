@@ -26,7 +26,7 @@ class LocalStoreTest {
     void stateExpiresAtTheMicrosecondItsLimitIsFullyReset() {
         try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
             Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
-            Decision decision = store.apply("client", List.of(limit), 10).toCompletableFuture().join();
+            Decision decision = store.tryAcquire("client", List.of(limit), 10).toCompletableFuture().join();
             assertThat(decision.resetAfter()).isEqualTo(Duration.ofSeconds(1));
 
             clock.advanceMicros(999_999);
@@ -41,7 +41,7 @@ class LocalStoreTest {
         try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
             Limit shortLimit = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(1)).named("short");
             Limit longLimit = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(3)).named("long");
-            store.apply("client", List.of(shortLimit, longLimit), 1).toCompletableFuture().join();
+            store.tryAcquire("client", List.of(shortLimit, longLimit), 1).toCompletableFuture().join();
 
             clock.advance(Duration.ofSeconds(1));
             assertThat(holds(store, "client", shortLimit)).isFalse();
@@ -56,7 +56,7 @@ class LocalStoreTest {
         try (Store store = LocalStore.builder().maximumSize(100).clockForTesting(clock).build()) {
             Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 10, Duration.ofDays(1));
             IntStream.range(0, 1_000).forEach(i ->
-                    store.apply("client-" + i, List.of(limit), 1).toCompletableFuture().join());
+                    store.tryAcquire("client-" + i, List.of(limit), 1).toCompletableFuture().join());
 
             long held = IntStream.range(0, 1_000).filter(i -> holds(store, "client-" + i, limit)).count();
             assertThat(held).isBetween(1L, 100L);
@@ -67,13 +67,13 @@ class LocalStoreTest {
     void anEvictedKeyStartsWithUnusedLimits() {
         try (Store store = LocalStore.builder().maximumSize(1).clockForTesting(clock).build()) {
             Limit limit = Limit.of(Algorithms.FIXED_WINDOW, 1, Duration.ofDays(1));
-            assertThat(store.apply("first", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(store.tryAcquire("first", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
             IntStream.range(0, 100).forEach(i ->
-                    store.apply("other-" + i, List.of(limit), 1).toCompletableFuture().join());
+                    store.tryAcquire("other-" + i, List.of(limit), 1).toCompletableFuture().join());
 
             assertThat(holds(store, "first", limit)).isFalse();
             // The documented cost of a maximum size below the active keys: the limit restarts.
-            assertThat(store.apply("first", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(store.tryAcquire("first", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
         }
     }
 
@@ -90,7 +90,7 @@ class LocalStoreTest {
         Limit limit = Limit.of(Algorithms.GCRA, 10, Duration.ofSeconds(1));
         store.close();
 
-        assertThatThrownBy(() -> store.apply("client", List.of(limit), 1).toCompletableFuture().join())
+        assertThatThrownBy(() -> store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);
         assertThatThrownBy(() -> store.holdsState("client", limit).toCompletableFuture().join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);

@@ -3,6 +3,7 @@ package io.sluice.store.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
 import io.sluice.api.Limit;
@@ -79,8 +80,17 @@ class RateLimiterTest {
             return new StoreCapabilities(true, true, true);
         }
 
+
         @Override
-        public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+
+        public boolean supports(Algorithm algorithm) {
+
+            return true;
+
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
             StoreUnavailableException down = new StoreUnavailableException("connection refused");
             if (throwsAtOnce) {
                 throw down;

@@ -6,6 +6,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -71,8 +72,17 @@ final class LettuceStore implements Store {
         return new StoreCapabilities(true, true, true);
     }
 
+
     @Override
-    public CompletionStage<Decision> apply(String key, List<Limit> limits, long cost) {
+
+    public boolean supports(Algorithm algorithm) {
+
+        return Algorithms.isBuiltIn(algorithm);
+
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         String hashTag = RedisKeys.hashTag(key);
         String[] keys = new String[limits.size()];
         String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
@@ -191,14 +201,15 @@ final class LettuceStore implements Store {
     }
 
     private static int algorithmId(Limit limit) {
-        int index = Algorithms.all().indexOf(limit.algorithm());
-        if (index < 0) {
+        if (!Algorithms.isBuiltIn(limit.algorithm())) {
             throw new IllegalArgumentException("the Redis store runs only the built-in algorithms of "
                     + "io.sluice.algorithms.Algorithms, not '" + limit.algorithm().name() + "' of limit "
                     + limit.name());
         }
-        return index + 1;
+        // The scripts select the algorithm by its stable id, never by a position in a list.
+        return limit.algorithm().id();
     }
+
 
     private static Decision decision(List<Limit> limits, List<Object> reply) {
         if (reply.size() != REPLY_FIELDS * limits.size()) {

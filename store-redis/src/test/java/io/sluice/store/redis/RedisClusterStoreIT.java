@@ -63,7 +63,7 @@ class RedisClusterStoreIT {
         // Asynchronously, 256 decisions in flight at a time.
         List<CompletableFuture<Decision>> decisions = new ArrayList<>();
         for (String identity : identityOfSlot) {
-            decisions.add(store.apply(identity, LIMITS, 2).toCompletableFuture());
+            decisions.add(store.tryAcquire(identity, LIMITS, 2).toCompletableFuture());
             if (decisions.size() == 256) {
                 assertAllAdmittedWithThreeLeft(decisions);
             }
@@ -94,8 +94,8 @@ class RedisClusterStoreIT {
                 slots.add((Long) redis.command(0, "CLUSTER", "KEYSLOT", RedisKeys.key(hashTag, limit.name())));
             }
             assertThat(slots).as(identity).containsOnly(slots.get(0));
-            Decision first = store.apply(identity, LIMITS, 5).toCompletableFuture().join();
-            Decision second = store.apply(identity, LIMITS, 1).toCompletableFuture().join();
+            Decision first = store.tryAcquire(identity, LIMITS, 5).toCompletableFuture().join();
+            Decision second = store.tryAcquire(identity, LIMITS, 1).toCompletableFuture().join();
             assertThat(first.allowed()).isTrue();
             assertThat(second.allowed()).isFalse();
             assertThat(second.binding().name()).isEqualTo("endpoint");
@@ -109,12 +109,12 @@ class RedisClusterStoreIT {
             clients.add("spread-" + i);
         }
         for (String client : clients) {
-            assertThat(store.apply(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(store.tryAcquire(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
         }
         for (int node = 0; node < 3; node++) {
             redis.command(node, "SCRIPT", "FLUSH");
             for (String client : clients) {
-                assertThat(store.apply(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
+                assertThat(store.tryAcquire(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
             }
         }
     }
@@ -129,7 +129,7 @@ class RedisClusterStoreIT {
              Store restarted = RedisStore.cluster(RedisURI.create(own.uri())).commandTimeout(Duration.ofSeconds(1))
                      .build()) {
             for (String client : clients) {
-                assertThat(restarted.apply(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
+                assertThat(restarted.tryAcquire(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
             }
 
             own.restart();
@@ -139,7 +139,7 @@ class RedisClusterStoreIT {
                 Decision decision = null;
                 while (decision == null) {
                     try {
-                        decision = restarted.apply(client, LIMITS, 1).toCompletableFuture().join();
+                        decision = restarted.tryAcquire(client, LIMITS, 1).toCompletableFuture().join();
                     } catch (CompletionException e) {
                         assertThat(e).hasCauseInstanceOf(StoreUnavailableException.class);
                         assertThat(System.nanoTime() - deadline).as("failing 30 s after the restart: " + e)

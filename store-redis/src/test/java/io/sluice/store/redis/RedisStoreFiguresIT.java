@@ -63,14 +63,14 @@ class RedisStoreFiguresIT {
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = Limit.of(algorithm, 100, Duration.ofSeconds(1)).named("per-second");
             String key = RedisKeys.key(RedisKeys.hashTag("memory-" + algorithm.name()), limit.name());
-            store.apply("memory-" + algorithm.name(), List.of(limit), 1).toCompletableFuture().join();
+            store.tryAcquire("memory-" + algorithm.name(), List.of(limit), 1).toCompletableFuture().join();
             line("| " + algorithm.name() + " | after 1 request | " + redis.command(0, "MEMORY", "USAGE", key, "SAMPLES", "0")
                     + " |");
             if (algorithm == Algorithms.SLIDING_LOG) {
                 Limit log = Limit.of(algorithm, 100, Duration.ofMinutes(1)).named("per-minute");
                 String full = "memory-full-log";
                 for (int i = 0; i < 100; i++) {
-                    store.apply(full, List.of(log), 1).toCompletableFuture().join();
+                    store.tryAcquire(full, List.of(log), 1).toCompletableFuture().join();
                 }
                 line("| " + algorithm.name() + " | 100 requests in the window | "
                         + redis.command(0, "MEMORY", "USAGE", RedisKeys.key(RedisKeys.hashTag(full), log.name()),
@@ -109,7 +109,7 @@ class RedisStoreFiguresIT {
                 @Override
                 public long getAsLong() {
                     client = (client + 1) % 100;
-                    return store.apply("client-" + client, one, 1).toCompletableFuture().join().remaining();
+                    return store.tryAcquire("client-" + client, one, 1).toCompletableFuture().join().remaining();
                 }
             });
 
@@ -146,7 +146,7 @@ class RedisStoreFiguresIT {
     }
 
     private static long decide(Store store, List<Limit> limits) {
-        long remaining = store.apply("latency", limits, 1).toCompletableFuture().join().remaining();
+        long remaining = store.tryAcquire("latency", limits, 1).toCompletableFuture().join().remaining();
         assertThat(remaining).isNotNegative();
         return remaining;
     }

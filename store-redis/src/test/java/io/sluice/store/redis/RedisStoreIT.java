@@ -82,7 +82,7 @@ class RedisStoreIT {
     }
 
     private static Decision decide(Store store, String key, List<Limit> limits, long cost) {
-        return store.apply(key, limits, cost).toCompletableFuture().join();
+        return store.tryAcquire(key, limits, cost).toCompletableFuture().join();
     }
 
     private static Limit limit(Algorithm algorithm, long permits, Duration period) {
@@ -411,15 +411,20 @@ class RedisStoreIT {
             }
 
             @Override
+            public int id() {
+                return 256;
+            }
+
+            @Override
             public void checkLimit(long permits, long burst, long periodMicros) {
             }
 
             @Override
-            public Transition apply(long[] state, long nowMicros, Limit limit, long cost) {
+            public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
                 return Transition.allowed(0, 0, new long[] {0});
             }
         };
-        assertThatThrownBy(() -> store.apply("k", List.of(Limit.of(custom, 1, Duration.ofSeconds(1))), 1))
+        assertThatThrownBy(() -> store.tryAcquire("k", List.of(Limit.of(custom, 1, Duration.ofSeconds(1))), 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'custom'");
     }
 

@@ -100,12 +100,12 @@ class ScriptDifferentialIT {
             } else {
                 raw.set(key, FAR_FUTURE + "," + join(state));
             }
-            expected.add(limit.algorithm().apply(state, request.now, limit, request.cost));
+            expected.add(limit.algorithm().transition(state, request.now, limit, request.cost));
         }
         Decision reference = Decisions.combine(request.limits, expected);
 
         clock.setMicros(request.now);
-        Decision decision = store.apply(identity, request.limits, request.cost).toCompletableFuture().join();
+        Decision decision = store.tryAcquire(identity, request.limits, request.cost).toCompletableFuture().join();
 
         assertThat(decision).as("decision").isEqualTo(reference);
         for (int i = 0; i < request.limits.size(); i++) {
@@ -185,7 +185,7 @@ class ScriptDifferentialIT {
             long[] state = null;
             for (int i = 0; i < requests; i++) {
                 long cost = 1 + (long) (random.nextDouble() * Math.max(1, Math.min(limit.burst(), 100) / 3));
-                Transition transition = limit.algorithm().apply(state, t, limit, cost);
+                Transition transition = limit.algorithm().transition(state, t, limit, cost);
                 if (transition.allowed()) {
                     state = transition.state();
                 }
