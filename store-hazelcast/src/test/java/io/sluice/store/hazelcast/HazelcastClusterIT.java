@@ -251,7 +251,7 @@ class HazelcastClusterIT {
     }
 
     @Test
-    void anAlgorithmTheMembersDoNotKnowIsRefused() {
+    void anAlgorithmTheMembersDoNotKnowIsRefusedWhenTheLimiterIsBuilt() {
         Algorithm custom = new Algorithm() {
             @Override
             public String name() {
@@ -274,6 +274,11 @@ class HazelcastClusterIT {
         };
         Limit limit = Limit.of(custom, 10, Duration.ofSeconds(1));
         Store store = store(members.get(0), "custom", null);
+        assertThat(store.supports(custom)).isFalse();
+        assertThatThrownBy(() -> RateLimiter.builder().limit(limit).store(store).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("token-bucket")
+                .hasMessageContaining("256");
+        // Asked directly, the store refuses it the same way: never as a store failure.
         assertThatThrownBy(() -> store.tryAcquire("k", List.of(limit), 1).toCompletableFuture().join())
                 .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("built-in");
     }
