@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Policy;
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.sluice.algorithms.KeyState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
@@ -44,14 +45,16 @@ final class CaffeineStore implements Store {
     private final Policy.VarExpiration<String, Cell> expiration;
     private volatile boolean closed;
 
-    CaffeineStore(long maximumSize, TimeSource clock) {
+    CaffeineStore(long maximumSize, TimeSource clock, boolean systemClock) {
         this.clock = clock;
         Cache<String, Cell> cache = Caffeine.newBuilder()
                 .maximumSize(maximumSize)
                 .expireAfter(new UntilFullyReset())
-                // Caffeine's clock for expiry is the store's clock, so a virtual clock in
-                // tests moves expiry too.
-                .ticker(() -> microsToNanos(clock.nowMicros()))
+                // Expiry is given as durations, so Caffeine's clock need only tick at the rate of
+                // the store's: the system's monotonic clock (much cheaper to read than the time
+                // of day, and read on every access), or a test's virtual clock, so that
+                // moving it moves expiry too.
+                .ticker(systemClock ? Ticker.systemTicker() : () -> microsToNanos(clock.nowMicros()))
                 // Maintenance (expiry, eviction) runs on the calling threads, amortised, rather
                 // than on the common pool, where busy application tasks could delay it while
                 // memory grows.
@@ -91,10 +94,12 @@ final class CaffeineStore implements Store {
             Cell cell = states.get(key);
             if (cell == null) {
                 KeyState fresh = KeyState.empty();
-                Decision decision = fresh.tryAcquire(limits, clock.nowMicros(), cost);
+                long nowMicros = clock.nowMicros();
+                Decision decision = fresh.tryAcquire(limits, nowMicros, cost);
                 // A key denied on no state stays absent; one admitted gets a cell unless
                 // another request made one first, in which case it is decided on that one.
-                if (!decision.allowed() || fresh.isEmpty() || states.putIfAbsent(key, new Cell(fresh)) == null) {
+                if (!decision.allowed() || fresh.isEmpty()
+                        || states.putIfAbsent(key, new Cell(fresh, nowMicros)) == null) {
                     return decision;
                 }
                 continue;
@@ -135,12 +140,15 @@ final class CaffeineStore implements Store {
     private final class Cell {
 
         private final KeyState state;
-        /** The expiry Caffeine was last given, in the store's microseconds; read by {@link UntilFullyReset}. */
-        private volatile long entryExpiresAtMicros;
+        /** The expiry Caffeine was last given, in the store's microseconds. */
+        private long entryExpiresAtMicros;
+        /** How long the entry must live from its creation; read by {@link UntilFullyReset}. */
+        private final long createdTtlNanos;
 
-        Cell(KeyState state) {
+        Cell(KeyState state, long nowMicros) {
             this.state = state;
             this.entryExpiresAtMicros = state.expiresAtMicros();
+            this.createdTtlNanos = microsToNanos(entryExpiresAtMicros - nowMicros);
         }
 
         /** Decides on this cell; the caller holds its monitor. */
@@ -162,13 +170,16 @@ final class CaffeineStore implements Store {
 
         @Override
         public long expireAfterCreate(String key, Cell cell, long currentTimeNanos) {
-            return Math.max(0, microsToNanos(cell.entryExpiresAtMicros) - currentTimeNanos);
+            // Measured from Caffeine's reading of its clock, later than the decision's: the
+            // entry may outlive its state by that much, never the reverse.
+            return Math.max(0, cell.createdTtlNanos);
         }
 
         @Override
         public long expireAfterUpdate(String key, Cell cell, long currentTimeNanos,
                                       long currentDurationNanos) {
-            return expireAfterCreate(key, cell, currentTimeNanos);
+            // Cells are never replaced in the map (only created, then changed in place).
+            return currentDurationNanos;
         }
 
         @Override
