@@ -100,15 +100,15 @@ final class EntryProcessorStore implements Store {
      * failure, if any, for the builder to report.
      */
     @Nullable Throwable warmUp(Duration patience) {
-        List<CompletableFuture<long[]>> calls = new ArrayList<>();
+        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
         byte[] request = GridRequest.encode(List.of(WARM_UP), 2, now());
         for (String key : warmUpKeys()) {
             ApplyLimits processor = new ApplyLimits(request);
-            calls.add(this.calls.call(() -> map().executeOnKey(key, processor), patience));
+            warmUps.add(calls.call(() -> map().executeOnKey(key, processor), patience));
         }
         try {
-            for (CompletableFuture<long[]> call : calls) {
-                GridReply.decode(call.join(), List.of(WARM_UP));
+            for (CompletableFuture<long[]> warmUp : warmUps) {
+                GridReply.decode(warmUp.join(), List.of(WARM_UP));
             }
             return null;
         } catch (RuntimeException e) {
