@@ -284,12 +284,24 @@ class HazelcastClusterIT {
     }
 
     @Test
+    void buildingAStoreWarmsItUpOnEveryOwnerAndWritesNothing() {
+        HazelcastStore.builder(client).mapName("warmed").build();
+        // The map exists on the members before any decision, and the warm-up's requests,
+        // which no state admits, left no entry behind.
+        assertThat(members.get(0).getDistributedObjects())
+                .anyMatch(object -> object.getName().equals("warmed"));
+        assertThat(members.get(0).getMap("warmed").size()).isZero();
+    }
+
+    @Test
     void badSettingsAreRefusedByName() {
         HazelcastStore.Builder builder = HazelcastStore.builder(members.get(0));
         assertThatThrownBy(() -> builder.mapName("")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("mapName");
         assertThatThrownBy(() -> builder.timeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> builder.concurrency(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("concurrency");
     }
 
     private static List<RateLimiter> limitersEverywhere(String mapName, TimeSource clock, List<Limit> limits) {
