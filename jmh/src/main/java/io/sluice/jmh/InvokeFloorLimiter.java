@@ -14,7 +14,8 @@ import org.apache.ignite.configuration.CacheConfiguration;
  * The floor of an Ignite decision: one blocking {@code invoke} of a minimal token bucket
  * ({@code [tokens, last refill]}) on the key's primary, in a cache set up as Sluice's is
  * (atomic, one backup, full sync) and with the same affinity, so the keys' primaries are the
- * same node. Like the other floors it enforces only the shape's first limit; not a peer.
+ * same node (each implementation runs in a fork of its own, so the floor has the cache's name
+ * to itself). Like the other floors it enforces only the shape's first limit; not a peer.
  */
 final class InvokeFloorLimiter implements Limiter {
 
@@ -22,7 +23,7 @@ final class InvokeFloorLimiter implements Limiter {
     private final TakeTokens takeOne;
 
     InvokeFloorLimiter(IgniteCluster cluster, LimitShape shape) {
-        this.buckets = cluster.caller().getOrCreateCache(new CacheConfiguration<String, long[]>("sluice-jmh-floor")
+        this.buckets = cluster.caller().getOrCreateCache(new CacheConfiguration<String, long[]>(IgniteImpl.CACHE)
                 .setAtomicityMode(CacheAtomicityMode.ATOMIC)
                 .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
                 .setBackups(1)
