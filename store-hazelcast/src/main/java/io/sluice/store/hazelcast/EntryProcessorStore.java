@@ -75,11 +75,6 @@ final class EntryProcessorStore implements Store {
     }
 
     @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return submit(key, new HoldsState(limit.name(), now()));
-    }
-
-    @Override
     public void close() {
         closed = true;
     }

@@ -57,11 +57,6 @@ final class IgniteCacheStore implements Store {
     }
 
     @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return invoke(key, new HoldsStateProcessor(limit.name(), fixedNowMicros()));
-    }
-
-    @Override
     public void close() {
         // The Ignite node belongs to the application; the store only stops using it.
         closed = true;

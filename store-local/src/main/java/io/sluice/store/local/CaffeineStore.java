@@ -78,18 +78,13 @@ final class CaffeineStore implements Store {
         return CompletableFuture.completedFuture(charge.decision);
     }
 
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("the local store is closed"));
-        }
-        boolean[] holds = new boolean[1];
-        // Inside computeIfPresent because a KeyState may be read only under the key's lock.
-        states.computeIfPresent(key, (k, state) -> {
-            holds[0] = state.holds(limit.name(), clock.nowMicros());
-            return state;
-        });
-        return CompletableFuture.completedFuture(holds[0]);
+    /**
+     * Whether the cache holds an entry for this key that has not expired: the conformance kit's
+     * probe of the memory a key costs. An expired entry is freed by the cache's maintenance,
+     * which runs on the calling threads.
+     */
+    boolean holdsEntryFor(String key) {
+        return states.containsKey(key);
     }
 
     @Override

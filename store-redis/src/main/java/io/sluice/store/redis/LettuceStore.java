@@ -51,9 +51,8 @@ final class LettuceStore implements Store {
     private final Runnable closer;
     private final Duration commandTimeout;
     private final TimeSource clockForTesting;
-    /** The latest load of each script; guarded by this. */
+    /** The latest load of the script; guarded by this. */
     private ScriptLoad decideLoad;
-    private ScriptLoad holdsLoad;
 
     /**
      * @param closer closes the connection, and the client when the store created it
@@ -99,13 +98,6 @@ final class LettuceStore implements Store {
         }
         return this.<List<Object>>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args)
                 .thenApply(reply -> decision(limits, reply));
-    }
-
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        String[] keys = {RedisKeys.key(RedisKeys.hashTag(key), limit.name())};
-        return this.<Long>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys, new String[] {clock()})
-                .thenApply(held -> held == 1L);
     }
 
     @Override
@@ -171,15 +163,11 @@ final class LettuceStore implements Store {
      * many decisions in flight that all get {@code NOSCRIPT} share one load.
      */
     private synchronized CompletableFuture<String> loaded(LuaScript script, long sentAt) {
-        ScriptLoad load = script == LuaScript.DECIDE ? decideLoad : holdsLoad;
+        ScriptLoad load = decideLoad;
         if (load == null || load.startedAt() - sentAt < 0) {
             long startedAt = System.nanoTime();
             load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture());
-            if (script == LuaScript.DECIDE) {
-                decideLoad = load;
-            } else {
-                holdsLoad = load;
-            }
+            decideLoad = load;
         }
         return load.done();
     }

@@ -2,10 +2,12 @@ package io.sluice.store.redis;
 
 import io.lettuce.core.RedisURI;
 import io.sluice.api.Store;
+import io.sluice.testkit.PreviousFormat;
 import io.sluice.testkit.StoreConformance;
 import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.redis.RedisFixture;
 import java.time.Duration;
+import java.util.Optional;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
@@ -13,14 +15,17 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 class RedisClusterConformanceIT extends StoreConformance {
 
     private static RedisFixture redis;
+    private static RedisKeysProbe keys;
 
     @BeforeContainer
     static void startRedis() {
         redis = RedisFixture.cluster().start();
+        keys = RedisKeysProbe.cluster(redis.uri());
     }
 
     @AfterContainer
     static void stopRedis() {
+        keys.close();
         redis.close();
     }
 
@@ -32,6 +37,17 @@ class RedisClusterConformanceIT extends StoreConformance {
     @Override
     protected Store createStore() {
         return builder().build();
+    }
+
+    @Override
+    protected boolean holdsAnythingFor(Store store, String key) {
+        return keys.holdsAnythingFor(key);
+    }
+
+    @Override
+    protected Optional<PreviousFormat> previousFormat(Store store) {
+        // Key schema v1 is the current one until v2 replaces it; then it is the previous one.
+        return Optional.of(PreviousFormat.read(1, keys::writeVersion1));
     }
 
     private static RedisStore.Builder builder() {
