@@ -1,7 +1,7 @@
 package io.sluice.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import net.jqwik.api.AfterFailureMode;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -442,11 +443,14 @@ public abstract class StoreConformance {
                 base + ":é", base + ":e", base + ":\uD83D\uDE00", base);
         for (String key : keys) {
             assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 1)).allowed())
-                    .as("first request of key '%s'", key).isTrue();
+                    .as("the first request against %s on key '%s', after the first request on each of the "
+                            + "keys before it in %s: admitted (denying it means the key shares another's state)",
+                            limit, key, keys).isTrue();
         }
         for (String key : keys) {
             assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 1)).allowed())
-                    .as("second request of key '%s'", key).isFalse();
+                    .as("the second request against %s on key '%s': admitted (admitting it means the store "
+                            + "lost the first request's charge)", limit, key).isFalse();
         }
     }
 
@@ -497,7 +501,8 @@ public abstract class StoreConformance {
         long now = fixture.clock.nowMicros();
         Decision expected = model.tryAcquire(key, limits, now, cost);
         assertThat(await(fixture.virtualStore.tryAcquire(key, limits, cost)))
-                .as("cost %d at %dus on %s", cost, now, limits).isEqualTo(expected);
+                .as("a request of cost %d at %dus against %s, after the requests before it on the key: the "
+                        + "store's decision", cost, now, limits).isEqualTo(expected);
     }
 
     // ---- expiry ----------------------------------------------------------------------------
@@ -687,18 +692,15 @@ public abstract class StoreConformance {
         String key = fixture.newKey("input");
         String tooLong = "k".repeat(RateLimiter.MAX_KEY_LENGTH + 1);
 
-        assertThatThrownBy(() -> limiter.decide(null, 1)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> limiter.decide("", 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> limiter.decide(tooLong, 1)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(String.valueOf(tooLong.length()));
-        assertThatThrownBy(() -> limiter.decide(key, 0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("0");
-        assertThatThrownBy(() -> limiter.decide(key, -7)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("-7");
-        assertThatThrownBy(() -> limiter.decideAsync(null, 1)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> limiter.decideAsync("", 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> limiter.decideAsync(key, 0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("0");
+        assertThrows("decide(null, 1)", () -> limiter.decide(null, 1), NullPointerException.class, "");
+        assertThrows("decide(\"\", 1)", () -> limiter.decide("", 1), IllegalArgumentException.class, "");
+        assertThrows("decide(a key of " + tooLong.length() + " characters, 1)", () -> limiter.decide(tooLong, 1),
+                IllegalArgumentException.class, String.valueOf(tooLong.length()));
+        assertThrows("decide(key, 0)", () -> limiter.decide(key, 0), IllegalArgumentException.class, "0");
+        assertThrows("decide(key, -7)", () -> limiter.decide(key, -7), IllegalArgumentException.class, "-7");
+        assertThrows("decideAsync(null, 1)", () -> limiter.decideAsync(null, 1), NullPointerException.class, "");
+        assertThrows("decideAsync(\"\", 1)", () -> limiter.decideAsync("", 1), IllegalArgumentException.class, "");
+        assertThrows("decideAsync(key, 0)", () -> limiter.decideAsync(key, 0), IllegalArgumentException.class, "0");
 
         // Nothing was charged by the rejected calls; the longest key is a key like any other.
         assertThat(limiter.decide(key, 1).remaining()).as("after rejected calls with a bad key or cost, the "
@@ -717,34 +719,51 @@ public abstract class StoreConformance {
     @Example
     void badLimitsAreRejectedWhenCreated() {
         for (Algorithm algorithm : Algorithms.all()) {
-            assertRejected(() -> Limit.of(algorithm, 0, Duration.ofSeconds(1)), "0");
-            assertRejected(() -> Limit.of(algorithm, -3, Duration.ofSeconds(1)), "-3");
-            assertRejected(() -> Limit.of(algorithm, Limit.MAX_PERMITS + 1, Duration.ofSeconds(1)),
+            String of = "Limit.of(" + algorithm.name() + ", ";
+            assertRejected(of + "0, 1s)", () -> Limit.of(algorithm, 0, Duration.ofSeconds(1)), "0");
+            assertRejected(of + "-3, 1s)", () -> Limit.of(algorithm, -3, Duration.ofSeconds(1)), "-3");
+            assertRejected(of + (Limit.MAX_PERMITS + 1) + ", 1s)",
+                    () -> Limit.of(algorithm, Limit.MAX_PERMITS + 1, Duration.ofSeconds(1)),
                     String.valueOf(Limit.MAX_PERMITS + 1));
-            assertRejected(() -> Limit.of(algorithm, 10, Duration.ZERO), "PT0S");
-            assertRejected(() -> Limit.of(algorithm, 10, Duration.ofSeconds(-1)), "PT-1S");
-            assertRejected(() -> Limit.of(algorithm, 10, Limit.MAX_PERIOD.plusNanos(1_000)), "PT");
-            assertRejected(() -> Limit.of(algorithm, 10, Duration.ofNanos(1_500)), "PT0.0000015S");
+            assertRejected(of + "10, 0s)", () -> Limit.of(algorithm, 10, Duration.ZERO), "PT0S");
+            assertRejected(of + "10, -1s)", () -> Limit.of(algorithm, 10, Duration.ofSeconds(-1)), "PT-1S");
+            assertRejected(of + "10, MAX_PERIOD + 1us)",
+                    () -> Limit.of(algorithm, 10, Limit.MAX_PERIOD.plusNanos(1_000)), "PT");
+            assertRejected(of + "10, 1.5us)", () -> Limit.of(algorithm, 10, Duration.ofNanos(1_500)), "PT0.0000015S");
             Limit limit = Limit.of(algorithm, 10, Duration.ofSeconds(1));
-            assertRejected(() -> limit.withBurst(0), "0");
-            assertRejected(() -> limit.named("has space"), "has space");
-            assertRejected(() -> limit.named(""), "''");
+            assertRejected(limit + ".withBurst(0)", () -> limit.withBurst(0), "0");
+            assertRejected(limit + ".named(\"has space\")", () -> limit.named("has space"), "has space");
+            assertRejected(limit + ".named(\"\")", () -> limit.named(""), "''");
         }
         // The windows have no burst other than their permits.
-        assertRejected(() -> Limit.of(Algorithms.FIXED_WINDOW, 10, Duration.ofSeconds(1)).withBurst(11), "11");
+        assertRejected("a fixed window of 10 per second withBurst(11)",
+                () -> Limit.of(Algorithms.FIXED_WINDOW, 10, Duration.ofSeconds(1)).withBurst(11), "11");
         // The bucket algorithms need burst * ceil(period / permits) <= 2^50 us.
-        assertRejected(() -> Limit.of(Algorithms.GCRA, 1, Limit.MAX_PERIOD).withBurst(Limit.MAX_PERMITS),
+        assertRejected("GCRA of 1 per MAX_PERIOD withBurst(MAX_PERMITS)",
+                () -> Limit.of(Algorithms.GCRA, 1, Limit.MAX_PERIOD).withBurst(Limit.MAX_PERMITS),
                 String.valueOf(Limit.MAX_PERMITS));
         Limit limit = Limit.of(Algorithms.GCRA, 10, Duration.ofSeconds(1));
-        assertThatThrownBy(() -> RateLimiter.builder().limit(limit).limit(limit))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(limit.name());
-        assertThatThrownBy(() -> RateLimiter.builder().store(fixture().virtualStore).build())
-                .isInstanceOf(IllegalStateException.class);
+        assertThrows("a builder given the same limit twice", () -> RateLimiter.builder().limit(limit).limit(limit),
+                IllegalArgumentException.class, limit.name());
+        assertThrows("build() of a builder with a store and no limit",
+                () -> RateLimiter.builder().store(fixture().virtualStore).build(), IllegalStateException.class, "");
     }
 
-    private static void assertRejected(Runnable creation, String badValue) {
-        assertThatThrownBy(creation::run).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(badValue);
+    private static void assertRejected(String creation, ThrowingCallable create, String badValue) {
+        assertThrows(creation, create, IllegalArgumentException.class, badValue);
+    }
+
+    /** {@code call} must throw {@code type} with a message that contains {@code mustName}. */
+    private static void assertThrows(String call, ThrowingCallable code, Class<? extends Throwable> type,
+                                     String mustName) {
+        Throwable thrown = catchThrowable(code);
+        assertThat(thrown).as("%s must throw %s%s; it threw", call, type.getSimpleName(),
+                        mustName.isEmpty() ? "" : " naming '" + mustName + "'")
+                .isInstanceOf(type);
+        if (!mustName.isEmpty()) {
+            assertThat(thrown).as("%s must throw %s naming '%s'; it threw", call, type.getSimpleName(), mustName)
+                    .hasMessageContaining(mustName);
+        }
     }
 
     // ---- capabilities ----------------------------------------------------------------------
