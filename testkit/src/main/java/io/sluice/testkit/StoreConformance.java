@@ -47,8 +47,11 @@ import net.jqwik.api.statistics.Statistics;
 /**
  * The conformance suite of the {@link Store} contract: a store's test extends this class and
  * says how to create the store, and the kit checks that it decides exactly as the reference
- * algorithms do, under concurrency too, all-or-nothing across limits, that it expires state,
- * and that bad input gets the documented exceptions.
+ * algorithms do, under concurrency too, all-or-nothing across limits; that a denial on an
+ * unused key writes nothing, that a key's memory is freed once its limits are reset and not
+ * before its longest-lived one is (through the subclass's probe of the back end,
+ * {@link #holdsAnythingFor}); that state of the store's previous format is read or rejected
+ * ({@link #previousFormat}); and that bad input gets the documented exceptions.
  *
  * <pre>{@code
  * class MyStoreConformanceTest extends StoreConformance {
