@@ -20,7 +20,7 @@ class KeyStateFormatsTest {
     void keyStateReadsVersion1AsTheStateItDescribes() {
         List<Limit> limits = new ArrayList<>();
         for (Algorithm algorithm : Algorithms.all()) {
-            limits.add(Limit.of(algorithm, 5, Duration.ofMinutes(1)).named("limit-" + algorithm.name() + "-é"));
+            limits.add(Limit.of(algorithm, 5, Duration.ofMinutes(1)).named("limit-" + algorithm.name()));
         }
         ReferenceModel model = new ReferenceModel();
         model.tryAcquire("key", limits, START_MICROS, 2);
