@@ -41,11 +41,17 @@ final class MapStore implements Store {
         /** Keeps a key as long as its shortest-lived limit instead of its longest. */
         EXPIRES_WITH_SHORTEST_LIMIT,
         /** Never sees state of its previous format, as a store that moved to a new key schema. */
-        IGNORES_PREVIOUS_FORMAT
+        IGNORES_PREVIOUS_FORMAT,
+        /** None, but a store that rejects state of its previous format, naming the version. */
+        REJECTS_PREVIOUS_FORMAT
     }
 
-    /** One key's states, by limit name, and when all of them are reset. */
-    private record Entry(Map<String, long[]> states, long expiresAtMicros) {
+    /** One key's states, by limit name, when all of them are reset, and whether the previous format wrote them. */
+    private record Entry(Map<String, long[]> states, long expiresAtMicros, boolean previousFormat) {
+
+        Entry(Map<String, long[]> states, long expiresAtMicros) {
+            this(states, expiresAtMicros, false);
+        }
     }
 
     private final TimeSource clock;
@@ -70,6 +76,11 @@ final class MapStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        Entry entry = entries.get(key);
+        if (entry != null && entry.previousFormat() && flaw == Flaw.REJECTS_PREVIOUS_FORMAT) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "state of format version 1 is no longer read; this store reads version 2"));
+        }
         if (flaw == Flaw.RACY) {
             return CompletableFuture.completedFuture(decide(key, limits, cost));
         }
@@ -144,7 +155,7 @@ final class MapStore implements Store {
             written.put(held.limit().name(), held.state());
             expiresAt = Math.max(expiresAt, held.expiresAtMicros());
         }
-        entries.put(key, new Entry(written, expiresAt));
+        entries.put(key, new Entry(written, expiresAt, true));
     }
 
     @Override

@@ -120,6 +120,21 @@ class StoreConformanceTest {
     }
 
     @Test
+    void aStoreMayRejectThePreviousFormatWithAnErrorNamingTheVersion() {
+        Outcome outcome = run(RejectsPreviousFormat.class);
+        assertThat(outcome.failed()).isEmpty();
+        assertThat(outcome.passed()).contains("stateOfThePreviousFormatIsReadOrRejected");
+    }
+
+    @Test
+    void aStoreThatDeclaresItRejectsThePreviousFormatButReadsItAsNoneIsCaught() {
+        Map<String, String> failed = run(DeclaresRejectionButIgnores.class).failed();
+        assertThat(failed).containsKeys("stateOfThePreviousFormatIsReadOrRejected");
+        assertThat(failed.get("stateOfThePreviousFormatIsReadOrRejected"))
+                .contains("declared it rejects that format, but decided");
+    }
+
+    @Test
     void aGeneratedFailureReplaysFromTheSeedItsReportPrints() {
         String property = "singleLimitDecisionsMatchTheReferenceModel";
         String first = runOne(ForgetsEarly.class, property, null).failed().get(property);
@@ -287,6 +302,32 @@ class StoreConformanceTest {
         IgnoresPreviousFormat() {
             super(MapStore.Flaw.IGNORES_PREVIOUS_FORMAT);
         }
+    }
+
+    static class RejectsPreviousFormat extends MapStoreKit {
+        RejectsPreviousFormat() {
+            super(MapStore.Flaw.REJECTS_PREVIOUS_FORMAT);
+        }
+
+        @Override
+        protected Optional<PreviousFormat> previousFormat(Store store) {
+            return Optional.of(rejected(store));
+        }
+    }
+
+    static class DeclaresRejectionButIgnores extends MapStoreKit {
+        DeclaresRejectionButIgnores() {
+            super(MapStore.Flaw.IGNORES_PREVIOUS_FORMAT);
+        }
+
+        @Override
+        protected Optional<PreviousFormat> previousFormat(Store store) {
+            return Optional.of(rejected(store));
+        }
+    }
+
+    private static PreviousFormat rejected(Store store) {
+        return PreviousFormat.rejected(1, (key, states, nowMicros) -> ((MapStore) store).write(key, states));
     }
 
     static class IgnoresTheVirtualClock extends MapStoreKit {
