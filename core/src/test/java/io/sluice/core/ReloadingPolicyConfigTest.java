@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -253,8 +254,9 @@ class ReloadingPolicyConfigTest {
 
     /** Charges one token of the named limit alone, straight in the store: what it has left after that. */
     private long remainingAfterOneMore(PolicyConfig config, String apiKey, String limitName) {
-        Limit limit = config.plans().stream().flatMap(plan -> plan.limits().stream())
-                .filter(l -> l.name().equals(limitName)).findFirst().orElseThrow();
+        Limit limit = Stream.concat(config.tiers().stream().flatMap(tier -> tier.limits().stream()),
+                        config.endpoints().stream().flatMap(endpoint -> endpoint.perKey().stream()))
+                .map(LimitRule::limit).filter(l -> l.name().equals(limitName)).findFirst().orElseThrow();
         Decision probe = store.tryAcquire(ClientKeys.forApiKey(apiKey), List.of(limit), 1).toCompletableFuture().join();
         assertThat(probe.allowed()).isTrue();
         return probe.remaining();
