@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * check.problems().forEach(System.err::println);   // sluice.yaml:14: unknown field 'permitz' in a limit ...
  * }</pre>
  *
- * <p>Problems are in the order of the file, except that a cost that exceeds a limit's
- * capacity is found only once everything else is right. Immutable.
+ * <p>Problems are in the order of their lines. A cost that exceeds a limit's capacity is
+ * checked only once everything else is right, as it needs every limit. Immutable.
  */
 public final class PolicyCheck {
 
@@ -34,7 +34,7 @@ public final class PolicyCheck {
         return problems.isEmpty();
     }
 
-    /** Every problem found, in the order of the file; empty when the file is valid. */
+    /** Every problem found, by line; empty when the file is valid. */
     public List<PolicyProblem> problems() {
         return problems;
     }

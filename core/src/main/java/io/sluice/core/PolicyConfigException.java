@@ -28,7 +28,7 @@ public final class PolicyConfigException extends RuntimeException {
         this.problems = List.copyOf(problems);
     }
 
-    /** Every problem of the file, in the order of the file. */
+    /** Every problem of the file, by line. */
     public List<PolicyProblem> problems() {
         return problems;
     }

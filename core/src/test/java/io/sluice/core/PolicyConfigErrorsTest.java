@@ -56,9 +56,9 @@ class PolicyConfigErrorsTest {
                         period: 1s
                 """);
         assertThat(e.problems()).containsExactly(
+                new PolicyProblem("policy.yaml", 4, "a limit needs the field 'permits'"),
                 new PolicyProblem("policy.yaml", 6, "unknown field 'permitz' in a limit (expected one of "
-                        + "[algorithm, burst, name, period, permits, shadow])"),
-                new PolicyProblem("policy.yaml", 4, "a limit needs the field 'permits'"));
+                        + "[algorithm, burst, name, period, permits, shadow])"));
     }
 
     @Test
