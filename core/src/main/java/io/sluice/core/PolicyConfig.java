@@ -142,10 +142,10 @@ public final class PolicyConfig {
      * @param resolvedTier the tier of the request's API key, empty when it has none or it is unknown
      */
     Resolution resolve(ApiRequest request, Optional<String> resolvedTier) {
-        List<String> segments = PathPattern.normalize(request.path());
+        PathPattern.RequestPath path = PathPattern.RequestPath.of(request.path());
         int endpoint = endpoints.size();
         for (int i = 0; i < endpoints.size(); i++) {
-            if (endpoints.get(i).matches(request.method(), segments)) {
+            if (endpoints.get(i).matches(request.method(), path)) {
                 endpoint = i;
                 break;
             }
