@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
@@ -130,10 +131,46 @@ class ReloadingPolicyConfigTest {
 
             write("sluice.yaml", "tiers:\n  - name: pro\n    limitz: []\n");
             PolicyConfigException rejected = (PolicyConfigException) nextEvent();
-            assertThat(rejected.line()).isEqualTo(3);
-            assertThat(rejected.reason()).startsWith("unknown field 'limitz'");
+            assertThat(rejected.problems()).extracting(PolicyProblem::line, PolicyProblem::reason).containsExactly(
+                    tuple(2, "a tier needs the field 'limits'"),
+                    tuple(3, "unknown field 'limitz' in a tier (expected one of [limits, name])"));
             assertThat(config.current()).isSameAs(event);
         }
+    }
+
+    @Test
+    void anErrorInAListenerDoesNotStopTheWatch() throws Exception {
+        Path file = write("sluice.yaml", policy("permits: 100", "permits: 1000"));
+        ReloadingPolicyConfig.Listener failingOnce = new ReloadingPolicyConfig.Listener() {
+            private boolean failed;
+
+            @Override
+            public void applied(PolicyConfig config) {
+                events.add(config);
+                if (!failed) {
+                    failed = true;
+                    throw new StackOverflowError("a listener's own failure");
+                }
+            }
+        };
+        try (ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(file, failingOnce)) {
+            write("sluice.yaml", policy("permits: 50", "permits: 1000"));
+            assertThat(nextEvent()).isSameAs(config.current());
+
+            write("sluice.yaml", policy("permits: 25", "permits: 1000"));
+            Object second = nextEvent();
+            assertThat(second).isSameAs(config.current());
+            assertThat(config.watching()).isTrue();
+        }
+    }
+
+    @Test
+    void theWatchSaysWhenItIsClosed() throws Exception {
+        Path file = write("sluice.yaml", policy("permits: 100", "permits: 1000"));
+        ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(file, listener);
+        assertThat(config.watching()).isTrue();
+        config.close();
+        assertThat(config.watching()).isFalse();
     }
 
     @Test
