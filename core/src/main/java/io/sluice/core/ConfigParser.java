@@ -386,7 +386,8 @@ final class ConfigParser {
         Long burst = fields.has("burst")
                 ? attempt(() -> integer(fields.get("burst"), "burst", 1, Limit.MAX_PERMITS)) : null;
         Boolean shadow = fields.has("shadow") ? attempt(() -> bool(fields.get("shadow"))) : Boolean.FALSE;
-        if (name == null || algorithm == null || permits == null || period == null || (fields.has("burst") && burst == null)
+        if (name == null || algorithm == null || permits == null || period == null
+                || (fields.has("burst") && burst == null)
                 || shadow == null || problems.size() > before) {
             return null;
         }
@@ -583,8 +584,8 @@ final class ConfigParser {
         return new PolicyProblem(file, node.getStartMark().getLine() + 1, reason);
     }
 
-    /** At most {@value #MAX_NAMES_SHOWN} names, so that a message stays short. */
-    private static String shown(Collection<String> names) {
+    /** At most {@value #MAX_NAMES_SHOWN} names, so that a message or a log line stays short. */
+    static String shown(Collection<String> names) {
         if (names.size() <= MAX_NAMES_SHOWN) {
             return names.toString();
         }

@@ -169,7 +169,7 @@ public final class PolicyConfig {
                 : new Resolution(plan(anonymous, endpoint), addressKey(request), rule, false);
     }
 
-    /** The plan of a tier (an index into {@link #tiers}) on an endpoint (its index, or the count of endpoints for none). */
+    /** The plan of a tier (its index in {@link #tiers}) on an endpoint (its index; the count of endpoints for none). */
     private Plan plan(int tier, int endpoint) {
         long key = (long) tier * (endpoints.size() + 1) + endpoint;
         Plan cached = plans.get(key);
@@ -213,7 +213,7 @@ public final class PolicyConfig {
     @Override
     public String toString() {
         List<String> names = tiers.stream().map(Tier::name).filter(name -> !name.equals(Tier.ANONYMOUS)).toList();
-        return "PolicyConfig[" + source + ", tiers " + names + (anonymous >= 0 ? ", anonymous" : "")
+        return "PolicyConfig[" + source + ", tiers " + ConfigParser.shown(names) + (anonymous >= 0 ? ", anonymous" : "")
                 + ", " + endpoints.size() + " endpoints" + (shadow ? ", shadow" : "") + "]";
     }
 }
