@@ -151,9 +151,7 @@ final class ConfigParser {
             }
         }
 
-        if (!problems.isEmpty()) {
-            return null;
-        }
+        // Over the limits without a problem only: each cost problem found is real.
         checkCosts(tiers.values(), anonymous == null ? null : anonymous.tier(), endpoints, costNodes);
         if (!problems.isEmpty()) {
             return null;
@@ -386,9 +384,8 @@ final class ConfigParser {
         Long burst = fields.has("burst")
                 ? attempt(() -> integer(fields.get("burst"), "burst", 1, Limit.MAX_PERMITS)) : null;
         Boolean shadow = fields.has("shadow") ? attempt(() -> bool(fields.get("shadow"))) : Boolean.FALSE;
-        if (name == null || algorithm == null || permits == null || period == null
-                || (fields.has("burst") && burst == null)
-                || shadow == null || problems.size() > before) {
+        if (name == null || algorithm == null || permits == null || period == null || shadow == null
+                || problems.size() > before) {
             return null;
         }
         Limit limit;

@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
  * check.problems().forEach(System.err::println);   // sluice.yaml:14: unknown field 'permitz' in a limit ...
  * }</pre>
  *
- * <p>Problems are in the order of their lines. A cost that exceeds a limit's capacity is
- * checked only once everything else is right, as it needs every limit. Immutable.
+ * <p>Problems are in the order of their lines. An element with a problem (a limit, a tier,
+ * an endpoint) is skipped, so a later check that needs it (a cost above the capacity of a
+ * limit that has a problem of its own) may find more once it is fixed. Immutable.
  */
 public final class PolicyCheck {
 

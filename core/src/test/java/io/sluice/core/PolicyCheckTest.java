@@ -32,6 +32,10 @@ class PolicyCheckTest {
               - name: exports
                 path: /v1/exports
                 cost: 0
+              - name: search
+                path: /v1/search
+                cost: 1000
+                per-key: [{name: per-second, algorithm: gcra, permits: 10, period: 1s}]
             """;
 
     @Test
@@ -41,7 +45,7 @@ class PolicyCheckTest {
         assertThat(check.valid()).isFalse();
         assertThat(check.config()).isEmpty();
         assertThat(check.problems()).extracting(PolicyProblem::line)
-                .containsExactly(1, 5, 6, 6, 7, 8, 12, 13, 16, 19);
+                .containsExactly(1, 5, 6, 6, 7, 8, 12, 13, 16, 19, 22);
         assertThat(check.problems()).extracting(PolicyProblem::toString).containsExactly(
                 "sluice.yaml:1: failure-policy must be fail-open or fail-closed, got 'fail-sideways'",
                 "sluice.yaml:5: unknown algorithm 'leaky-bucket', expected one of fixed-window, sliding-log, "
@@ -54,7 +58,9 @@ class PolicyCheckTest {
                 "sluice.yaml:12: no tier named 'gold' (tiers: [free, pro])",
                 "sluice.yaml:13: duplicate API key (listed twice)",
                 "sluice.yaml:16: '*' and {name} must be a whole segment, not part of 'rep*': '/v1/rep*'",
-                "sluice.yaml:19: cost must be in 1..1000000000: 0");
+                "sluice.yaml:19: cost must be in 1..1000000000: 0",
+                "sluice.yaml:22: cost 1000 of endpoint 'search' exceeds the capacity 10 of limit "
+                        + "'endpoint.search.per-key.per-second': every such request would be denied");
     }
 
     @Test
@@ -64,8 +70,8 @@ class PolicyCheckTest {
 
         PolicyConfigException e = catchThrowableOfType(PolicyConfigException.class, () -> PolicyConfig.load(file));
 
-        assertThat(e.problems()).isEqualTo(PolicyConfig.check(file).problems()).hasSize(10);
-        assertThat(e.getMessage().lines()).hasSize(10).allSatisfy(line -> assertThat(line).startsWith(file + ":"));
+        assertThat(e.problems()).isEqualTo(PolicyConfig.check(file).problems()).hasSize(11);
+        assertThat(e.getMessage().lines()).hasSize(11).allSatisfy(line -> assertThat(line).startsWith(file + ":"));
         assertThat(e.line()).isEqualTo(1);
     }
 
