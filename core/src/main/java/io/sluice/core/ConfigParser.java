@@ -299,7 +299,7 @@ final class ConfigParser {
         try {
             return PathPattern.parse(scalar(node, "path"));
         } catch (IllegalArgumentException e) {
-            throw error(node, e.getMessage());
+            throw error(node, reason(e));
         }
     }
 
@@ -330,8 +330,8 @@ final class ConfigParser {
                 exceeded.sort(Comparator.comparingLong(Limit::burst));
                 Limit smallest = exceeded.get(0);
                 int more = exceeded.size() - 1 + Math.max(0, clientExceeded - 1);
-                report(costNodes.get(endpoint), "cost " + endpoint.cost() + " of endpoint '" + endpoint.name()
-                        + "' exceeds the capacity " + smallest.burst() + " of limit '" + smallest.name() + "'"
+                report(Objects.requireNonNull(costNodes.get(endpoint)), "cost " + endpoint.cost()
+                        + " of endpoint '" + endpoint.name() + "' exceeds the capacity " + smallest.burst() + " of limit '" + smallest.name() + "'"
                         + (more > 0 ? " (and of " + more + " more limits)" : "")
                         + ": every such request would be denied");
             }
@@ -392,19 +392,19 @@ final class ConfigParser {
         try {
             limit = Limit.of(algorithm, permits, period);
         } catch (IllegalArgumentException e) {
-            throw error(node, e.getMessage());
+            throw error(node, reason(e));
         }
         if (burst != null) {
             try {
                 limit = limit.withBurst(burst);
             } catch (IllegalArgumentException e) {
-                throw error(fields.get("burst"), e.getMessage());
+                throw error(fields.get("burst"), reason(e));
             }
         }
         try {
             limit = limit.named(namePrefix + name);
         } catch (IllegalArgumentException e) {
-            throw error(fields.get("name"), e.getMessage());
+            throw error(fields.get("name"), reason(e));
         }
         return new LimitRule(limit, shadow);
     }
@@ -413,7 +413,7 @@ final class ConfigParser {
         try {
             return Algorithms.byName(scalar(node, "algorithm"));
         } catch (IllegalArgumentException e) {
-            throw error(node, e.getMessage());
+            throw error(node, reason(e));
         }
     }
 
@@ -566,6 +566,11 @@ final class ConfigParser {
             problems.add(e.problem);
             return null;
         }
+    }
+
+    /** What an exception of the API says is wrong with a value. */
+    private static String reason(IllegalArgumentException e) {
+        return Objects.requireNonNullElse(e.getMessage(), e.toString());
     }
 
     private void report(Node node, String reason) {

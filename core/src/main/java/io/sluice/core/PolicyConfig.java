@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -66,7 +67,7 @@ public final class PolicyConfig {
         }
         this.tierIndexes = Map.copyOf(indexes);
         this.anonymous = anonymous == null ? -1 : all.size() - 1;
-        this.unknownKeyTier = unknownKeyTier == null ? -1 : indexes.get(unknownKeyTier);
+        this.unknownKeyTier = unknownKeyTier == null ? -1 : Objects.requireNonNull(indexes.get(unknownKeyTier));
         this.keyTiers = Map.copyOf(keyTiers);
         this.endpoints = List.copyOf(endpoints);
         this.ipv4Prefix = ipv4Prefix;

@@ -92,11 +92,15 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
     public static ReloadingPolicyConfig watch(Path file, Listener listener) {
         Objects.requireNonNull(listener, "listener");
         Path absolute = file.toAbsolutePath().normalize();
+        Path directory = absolute.getParent();
+        if (directory == null) {
+            throw new PolicyConfigException(absolute.toString(), 0, "a policy file is a file, not the root", null);
+        }
         WatchService watchService = null;
         try {
             // Watch before reading, so that no change between the two is missed.
             watchService = absolute.getFileSystem().newWatchService();
-            absolute.getParent().register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
+            directory.register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
                     StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
             byte[] content = Files.readAllBytes(absolute);
             PolicyConfig config = PolicyConfig.parse(new String(content, StandardCharsets.UTF_8), absolute.toString());
@@ -110,7 +114,7 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(WatchService watchService) {
+    private static void closeQuietly(@Nullable WatchService watchService) {
         if (watchService != null) {
             try {
                 watchService.close();
