@@ -45,6 +45,8 @@ final class ConfigParser {
     private static final String REJECT = "reject";
 
     private final String file;
+    /** The file's {@code failure-policy}: every limit without one of its own carries it. */
+    private FailurePolicy failurePolicy = FailurePolicy.FAIL_CLOSED;
 
     private ConfigParser(String file) {
         this.file = file;
@@ -77,8 +79,9 @@ final class ConfigParser {
                 "api-keys", "endpoints"));
 
         boolean shadow = top.has("shadow") && bool(top.get("shadow"));
-        FailurePolicy failurePolicy = top.has("failure-policy")
-                ? failurePolicy(top.get("failure-policy")) : FailurePolicy.FAIL_CLOSED;
+        if (top.has("failure-policy")) {
+            failurePolicy = failurePolicy(top.get("failure-policy"));
+        }
 
         Map<String, Tier> tiers = new LinkedHashMap<>();
         if (top.has("tiers")) {
@@ -214,7 +217,7 @@ final class ConfigParser {
         Set<String> names = new HashSet<>();
         for (Node limitNode : list(node, "limits")) {
             Fields limitFields = fields(limitNode, "a limit",
-                    Set.of("name", "algorithm", "permits", "period", "burst", "shadow"));
+                    Set.of("name", "algorithm", "permits", "period", "burst", "shadow", "failure-policy"));
             Node nameNode = limitFields.require("name");
             String name = name(nameNode);
             if (!names.add(name)) {
@@ -250,6 +253,8 @@ final class ConfigParser {
             } catch (IllegalArgumentException e) {
                 throw error(nameNode, e.getMessage());
             }
+            limit = limit.withFailurePolicy(limitFields.has("failure-policy")
+                    ? failurePolicy(limitFields.get("failure-policy")) : failurePolicy);
             rules.add(new LimitRule(limit, limitFields.has("shadow") && bool(limitFields.get("shadow"))));
         }
         if (rules.isEmpty()) {
@@ -336,8 +341,10 @@ final class ConfigParser {
                 return FailurePolicy.FAIL_OPEN;
             case "fail-closed":
                 return FailurePolicy.FAIL_CLOSED;
+            case "fallback":
+                return FailurePolicy.FALLBACK;
             default:
-                throw error(node, "failure-policy must be fail-open or fail-closed, got '" + text + "'");
+                throw error(node, "failure-policy must be fail-open, fail-closed or fallback, got '" + text + "'");
         }
     }
 

@@ -293,7 +293,7 @@ class PolicyConfigErrorsTest {
         assertThat(flag.line()).isEqualTo(1);
         assertThat(flag.reason()).isEqualTo("expected true or false, got 'yes please'");
         assertThat(rejection("failure-policy: maybe\n").reason())
-                .isEqualTo("failure-policy must be fail-open or fail-closed, got 'maybe'");
+                .isEqualTo("failure-policy must be fail-open, fail-closed or fallback, got 'maybe'");
     }
 
     @Test
