@@ -55,7 +55,7 @@ class PolicyConfigErrorsTest {
                 """);
         assertThat(e.line()).isEqualTo(6);
         assertThat(e.reason()).isEqualTo("unknown field 'permitz' in a limit (expected one of "
-                + "[algorithm, burst, name, period, permits, shadow])");
+                + "[algorithm, burst, failure-policy, name, period, permits, shadow])");
     }
 
     @Test
