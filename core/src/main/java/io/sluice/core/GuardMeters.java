@@ -139,7 +139,7 @@ final class GuardMeters {
             decisions.computeIfAbsent(new RuleOutcome(rule, outcome), key -> Counter.builder(StoreGuard.DECISIONS)
                     .tags(storeTag).tag("rule", key.rule()).tag("outcome", key.outcome().tag)
                     .description("Decisions by binding rule and outcome").register(registry)).increment();
-            if (outcome == Outcome.ALLOWED && decision.remaining() <= decision.limit() * (1 - nearLimitRatio)) {
+            if (outcome == Outcome.ALLOWED && decision.limit() - decision.remaining() >= decision.limit() * nearLimitRatio) {
                 nearLimit.computeIfAbsent(rule, name -> Counter.builder(StoreGuard.NEAR_LIMIT).tags(storeTag)
                         .tag("rule", name).description("Admitted decisions that left the rule at or past the "
                                 + "near-limit ratio of its capacity").register(registry)).increment();
