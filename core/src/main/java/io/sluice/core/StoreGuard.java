@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
 public final class StoreGuard implements StoreLayer {
 
     /** The timeout of a store call unless {@link Builder#timeout} sets another. */
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(50);
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
     /** How long an open breaker answers without calling the store before it probes it. */
     public static final Duration DEFAULT_WAIT_IN_OPEN_STATE = Duration.ofMillis(500);
     /** Block-cache entries unless {@link Builder#blockCacheSize} sets another number. */
