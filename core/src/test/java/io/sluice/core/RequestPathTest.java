@@ -3,6 +3,9 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.api.Store;
+import io.sluice.store.local.LocalStore;
+import io.sluice.testkit.VirtualClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,9 +15,9 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * A request path is matched as the server behind the limiter reads it, so that no spelling
@@ -61,6 +64,21 @@ class RequestPathTest {
         "/v1/reports?next=/v1/other", "/v1/reports#top", "/v1/reports;p?q=1"})
     void everySpellingOfThePathHitsItsRule(String path) {
         assertThat(ruleOf(path)).isEqualTo("reports");
+    }
+
+    @Test
+    void aPathParameterNoLongerSkipsTheEndpointsCost() {
+        VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            PolicyLimiter limiter = PolicyLimiter.builder().config(POLICY).store(store).build();
+
+            PolicyDecision decision = limiter.decide(
+                    ApiRequest.of("pro-key", "192.0.2.1", "POST", "/v1/reports;jsessionid=abc"));
+
+            assertThat(decision.endpoint()).contains("reports");
+            assertThat(decision.cost()).isEqualTo(10);
+            assertThat(decision.decision().orElseThrow().remaining()).isEqualTo(100 - 10);
+        }
     }
 
     @Test
