@@ -60,6 +60,8 @@ class RequestPathTest {
         "//v1///reports", "/v1/reports/", "/v1/reports//", "/v1/reports/;x",
         // an encoded slash, which some servers decode to a separator
         "/v1%2Freports", "/v1%2freports", "/v1/x%2F..%2Freports",
+        // a backslash, encoded or not, which some servers take for a separator
+        "/v1\\reports", "/v1%5creports", "/v1%5Cx\\..%2Freports",
         // query and fragment
         "/v1/reports?next=/v1/other", "/v1/reports#top", "/v1/reports;p?q=1"})
     void everySpellingOfThePathHitsItsRule(String path) {
@@ -124,8 +126,11 @@ class RequestPathTest {
         assertThat(ruleOf(variant)).as(variant).isEqualTo(ruleOf(canonical));
     }
 
+    /** What some servers take for a separator inside a segment. */
+    static final List<String> OTHER_SEPARATORS = List.of("%2F", "%2f", "%5C", "%5c", "\\");
+
     @Property(tries = 1_000)
-    void anEncodedSlashNeverMovesAPathToALaterRule(@ForAll("paths") List<String> path, @ForAll long seed) {
+    void anEncodedSlashOrABackslashNeverMovesAPathToALaterRule(@ForAll("paths") List<String> path, @ForAll long seed) {
         if (path.size() < 2) {
             return;
         }
@@ -133,7 +138,8 @@ class RequestPathTest {
         int joined = random.nextInt(path.size() - 1);
         StringBuilder variant = new StringBuilder();
         for (int i = 0; i < path.size(); i++) {
-            variant.append(i == joined + 1 ? (random.nextBoolean() ? "%2F" : "%2f") : "/").append(path.get(i));
+            variant.append(i == joined + 1 ? OTHER_SEPARATORS.get(random.nextInt(OTHER_SEPARATORS.size())) : "/")
+                    .append(path.get(i));
         }
         String canonical = "/" + String.join("/", path);
 
