@@ -132,9 +132,11 @@ final class PathPattern {
             return new RequestPath(segments, hasOtherSeparator(segments) ? normalize(path, true) : null);
         }
 
+        /** A scan rather than {@link #OTHER_SEPARATORS}: this runs for every request. */
         private static boolean hasOtherSeparator(List<String> segments) {
             for (String segment : segments) {
-                if (OTHER_SEPARATORS.matcher(segment).find()) {
+                // Normalized segments spell the hex of what stays encoded in upper case.
+                if (segment.indexOf('\\') >= 0 || segment.contains("%2F") || segment.contains("%5C")) {
                     return true;
                 }
             }
