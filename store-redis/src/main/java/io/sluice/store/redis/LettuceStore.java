@@ -35,7 +35,7 @@ final class LettuceStore implements Store {
     private static final long DENIED = 0;
     private static final long ALLOWED = 1;
     private static final long COST_EXCEEDS_CAPACITY = 2;
-    private static final int ARGS_PER_LIMIT = 4;
+    private static final int ARGS_PER_LIMIT = 5;
     /** An admitted transition's state stays in Redis; the Java side never sees it. */
     private static final long[] STATE_IN_REDIS = new long[0];
 
@@ -83,19 +83,18 @@ final class LettuceStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        String hashTag = RedisKeys.hashTag(key);
-        String[] keys = new String[limits.size()];
+        String[] keys = {RedisKeys.key(key)};
         String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
         args[0] = clock();
         args[1] = Long.toString(cost);
         for (int i = 0; i < limits.size(); i++) {
             Limit limit = limits.get(i);
-            keys[i] = RedisKeys.key(hashTag, limit.name());
             int a = 2 + ARGS_PER_LIMIT * i;
-            args[a] = Integer.toString(algorithmId(limit));
-            args[a + 1] = Long.toString(limit.permits());
-            args[a + 2] = Long.toString(limit.burst());
-            args[a + 3] = Long.toString(limit.periodMicros());
+            args[a] = limit.name();
+            args[a + 1] = Integer.toString(algorithmId(limit));
+            args[a + 2] = Long.toString(limit.permits());
+            args[a + 3] = Long.toString(limit.burst());
+            args[a + 4] = Long.toString(limit.periodMicros());
         }
         return this.<List<Object>>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args)
                 .thenApply(reply -> decision(limits, reply));
@@ -103,8 +102,8 @@ final class LettuceStore implements Store {
 
     @Override
     public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        String[] keys = {RedisKeys.key(RedisKeys.hashTag(key), limit.name())};
-        return this.<Long>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys, new String[] {clock()})
+        String[] keys = {RedisKeys.key(key)};
+        return this.<Long>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys, new String[] {clock(), limit.name()})
                 .thenApply(held -> held == 1L);
     }
 

@@ -6,18 +6,20 @@ import java.util.Arrays;
 import java.util.Base64;
 
 /**
- * The key schema: {@code sluice:v1:{<client>}:<limit name>}. All limits of one client share
- * the hash tag {@code {<client>}}, so one script reaches all of them, also in Redis Cluster.
+ * The key schema: {@code sluice:v2:{<client>}}, one key per client holding the states of all
+ * its limits (format 2, see docs/stores/redis.md). The hash tag {@code {<client>}} keeps the
+ * key, and any key a later script adds for the same client, in one slot of a Redis Cluster.
  *
  * <p>The client part is not the identity itself (an API key, an IP address, anything a
  * client sends): it is the first 128 bits of the SHA-256 of the identity's UTF-16 code units,
  * in unpadded base64url. So braces, newlines or a 16 K string cannot move a key to another
  * slot, make two clients share a key, or reach the script; and every key is short.
- * The {@code v1} changes when the key schema or the stored value's format changes.
+ * The {@code v2} changes when the key schema or the stored value's format changes; version 1
+ * ({@code sluice:v1:{<client>}:<limit name>}, one key per limit) is not read.
  */
 final class RedisKeys {
 
-    static final String PREFIX = "sluice:v1:";
+    static final String PREFIX = "sluice:v2:";
 
     private static final int HASH_BYTES = 16;
 
@@ -30,6 +32,11 @@ final class RedisKeys {
     });
 
     private RedisKeys() {
+    }
+
+    /** The key of the client with this identity. */
+    static String key(String identity) {
+        return PREFIX + hashTag(identity);
     }
 
     /** The hash tag of a client, braces included. */
@@ -46,8 +53,4 @@ final class RedisKeys {
         return "{" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash) + "}";
     }
 
-    /** The key of one limit of the client with this hash tag. */
-    static String key(String hashTag, String limitName) {
-        return PREFIX + hashTag + ":" + limitName;
-    }
 }

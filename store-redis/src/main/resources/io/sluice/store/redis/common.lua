@@ -20,9 +20,27 @@ local function floor_mod(a, b)
   return r
 end
 
--- One token every ceil(period / permits) microseconds.
-local function token_interval(permits, period)
-  return idiv(period + permits - 1, permits)
+-- Integer division of a > -b by b > 0, rounding up.
+local function ceil_div(a, b)
+  return idiv(a + b - 1, b)
+end
+
+-- The largest bucket in units, as io.sluice.algorithms.BucketRate.MAX_UNITS (2^51).
+local MAX_UNITS = 2251799813685248
+
+-- A bucket's exact rate as io.sluice.algorithms.BucketRate: tokens_per_micro / scale tokens
+-- per microsecond. P / D reduced when the bucket fits, else one token every ceil(D / P) us
+-- (the limit was accepted in Java only if that is within 0.1% of the rate).
+local function bucket_rate(permits, burst, period)
+  local a, b = permits, period
+  while b ~= 0 do
+    a, b = b, math.fmod(a, b)
+  end
+  local scale = period / a
+  if scale <= idiv(MAX_UNITS, burst) then
+    return permits / a, scale
+  end
+  return 1, ceil_div(period, permits)
 end
 
 -- The algorithms by id; each file adds one function
@@ -45,36 +63,91 @@ local function now_micros(clock)
   return tonumber(micros)
 end
 
--- A stored value is "expiresAt,tag,s1,s2,..." (decimal integers): the instant after which
--- the state equals the fresh state, then the reference state. An expired value reads as nil.
-local function read_state(value, now)
-  if not value then
-    return nil
+-- The value of a client's key, format 2 (docs/stores/redis.md): the byte 2, then per limit
+-- its name (length, bytes), its expiry (the instant after which its state equals the fresh
+-- state) and its state (length, then each number zig-zag), all numbers as LEB128 varints.
+local FORMAT = 2
+
+local function read_varint(value, pos)
+  local result, multiplier = 0, 1
+  while true do
+    local byte = string.byte(value, pos)
+    if byte == nil then
+      error({ err = 'ERR sluice: truncated state value' })
+    end
+    pos = pos + 1
+    if byte < 128 then
+      return result + byte * multiplier, pos
+    end
+    result = result + (byte - 128) * multiplier
+    multiplier = multiplier * 128
   end
-  local state = {}
-  local expires_at
-  for field in string.gmatch(value, '[^,]+') do
-    if expires_at == nil then
-      expires_at = tonumber(field)
-    else
-      state[#state + 1] = tonumber(field)
+end
+
+local function write_varint(out, x)
+  while x >= 128 do
+    local low = math.fmod(x, 128)
+    out[#out + 1] = string.char(low + 128)
+    x = (x - low) / 128
+  end
+  out[#out + 1] = string.char(x)
+end
+
+-- The unexpired entries of a value, in order: { name = ..., expires_at = ..., state = {...} }.
+-- A value of another format is rejected, never misread.
+local function read_entries(value, now)
+  local entries = {}
+  if not value then
+    return entries
+  end
+  if string.byte(value, 1) ~= FORMAT then
+    error({ err = 'ERR sluice: state value of unknown format ' .. tostring(string.byte(value, 1)) })
+  end
+  local pos, length = 2, #value
+  while pos <= length do
+    local name_length, expires_at, state_length
+    name_length, pos = read_varint(value, pos)
+    local name = string.sub(value, pos, pos + name_length - 1)
+    pos = pos + name_length
+    expires_at, pos = read_varint(value, pos)
+    state_length, pos = read_varint(value, pos)
+    local state = {}
+    for i = 1, state_length do
+      local zigzag
+      zigzag, pos = read_varint(value, pos)
+      if math.fmod(zigzag, 2) == 0 then
+        state[i] = zigzag / 2
+      else
+        state[i] = -(zigzag + 1) / 2
+      end
+    end
+    if expires_at > now then
+      entries[#entries + 1] = { name = name, expires_at = expires_at, state = state }
     end
   end
-  if expires_at == nil or expires_at <= now then
-    return nil
+  return entries
+end
+
+local function write_entries(entries)
+  local out = { string.char(FORMAT) }
+  for _, entry in ipairs(entries) do
+    write_varint(out, #entry.name)
+    out[#out + 1] = entry.name
+    write_varint(out, entry.expires_at)
+    write_varint(out, #entry.state)
+    for i = 1, #entry.state do
+      local x = entry.state[i]
+      if x >= 0 then
+        write_varint(out, 2 * x)
+      else
+        write_varint(out, -2 * x - 1)
+      end
+    end
   end
-  return state
+  return table.concat(out)
 end
 
 local function integer(x)
   -- x + 0 turns a negative zero into zero.
   return string.format('%.0f', x + 0)
-end
-
-local function write_value(expires_at, state)
-  local fields = { integer(expires_at) }
-  for i = 1, #state do
-    fields[i + 1] = integer(state[i])
-  end
-  return table.concat(fields, ',')
 end

@@ -1,25 +1,36 @@
--- Decides one request against all the limits of one client, all-or-nothing, with Redis TIME.
--- KEYS: one key per limit, all under the client's hash tag (one slot).
--- ARGV: clock ('redis' or 'test:<micros>'), cost, then per limit: algorithm id, permits,
---       burst, period in microseconds.
--- Writes every limit's new state, with a TTL, only when every limit admits.
--- Returns per limit: outcome, remaining, resetAfter, retryAfter.
+-- Decides one request against all the limits of one client, all-or-nothing.
+-- KEYS[1]: the client's key, holding the states of all its limits (format 2, common.lua).
+-- ARGV: clock ('redis' or 'test:<micros>'), cost, then per limit: name, algorithm id,
+--       permits, burst, period in microseconds.
+-- Writes every limit's new state, and a TTL until the last of them is fully reset, only
+-- when every limit admits. Returns per limit: outcome, remaining, resetAfter, retryAfter.
 
 -- Under the test-only clock override, virtual time is unrelated to the real time Redis
 -- expires keys by: keep keys this much longer (ms) so they expire only by virtual time.
 local TEST_CLOCK_TTL_SLACK_MILLIS = 600000
+local ARGS_PER_LIMIT = 5
 
 local clock = ARGV[1]
 local now = now_micros(clock)
 local cost = tonumber(ARGV[2])
+local entries = read_entries(redis.call('GET', KEYS[1]), now)
+local by_name = {}
+for i, entry in ipairs(entries) do
+  by_name[entry.name] = i
+end
 local reply, new_states, reset_afters = {}, {}, {}
 local all_allowed = true
-for i = 1, #KEYS do
-  local a = 2 + (i - 1) * 4
-  local algorithm = algorithms[tonumber(ARGV[a + 1])]
-  local state = read_state(redis.call('GET', KEYS[i]), now)
+local limits = (#ARGV - 2) / ARGS_PER_LIMIT
+for i = 1, limits do
+  local a = 2 + (i - 1) * ARGS_PER_LIMIT
+  local algorithm = algorithms[tonumber(ARGV[a + 2])]
+  local index = by_name[ARGV[a + 1]]
+  local state
+  if index then
+    state = entries[index].state
+  end
   local outcome, remaining, reset_after, retry_after, new_state = algorithm(state, now,
-      tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), cost)
+      tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), cost)
   all_allowed = all_allowed and outcome == ALLOWED
   new_states[i], reset_afters[i] = new_state, reset_after
   reply[#reply + 1] = outcome
@@ -28,18 +39,38 @@ for i = 1, #KEYS do
   reply[#reply + 1] = retry_after
 end
 if all_allowed then
-  for i = 1, #KEYS do
-    local reset_after = reset_afters[i]
-    if reset_after > 0 then
-      -- The state expires when the limit is fully reset: PX takes milliseconds, rounded up.
-      local ttl = idiv(reset_after + 999, 1000)
-      if clock ~= 'redis' then
-        ttl = ttl + TEST_CLOCK_TTL_SLACK_MILLIS
+  for i = 1, limits do
+    local name = ARGV[2 + (i - 1) * ARGS_PER_LIMIT + 1]
+    local index = by_name[name]
+    if reset_afters[i] > 0 then
+      local entry = { name = name, expires_at = now + reset_afters[i], state = new_states[i] }
+      if index then
+        entries[index] = entry
+      else
+        entries[#entries + 1] = entry
+        by_name[name] = #entries
       end
-      redis.call('SET', KEYS[i], write_value(now + reset_after, new_states[i]), 'PX', integer(ttl))
-    else
-      redis.call('DEL', KEYS[i])
+    elseif index then
+      -- Fully reset: the fresh state, so nothing to keep.
+      entries[index] = false
     end
+  end
+  local kept, last_expiry = {}, 0
+  for _, entry in ipairs(entries) do
+    if entry then
+      kept[#kept + 1] = entry
+      last_expiry = math.max(last_expiry, entry.expires_at)
+    end
+  end
+  if #kept > 0 then
+    -- The key expires when its last limit is fully reset: PX takes milliseconds, rounded up.
+    local ttl = ceil_div(last_expiry - now, 1000)
+    if clock ~= 'redis' then
+      ttl = ttl + TEST_CLOCK_TTL_SLACK_MILLIS
+    end
+    redis.call('SET', KEYS[1], write_entries(kept), 'PX', integer(ttl))
+  else
+    redis.call('DEL', KEYS[1])
   end
 end
 return reply
