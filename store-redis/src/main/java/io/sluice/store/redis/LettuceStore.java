@@ -20,9 +20,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis store: one {@code EVALSHA} of {@link LuaScript#DECIDE} per decision, over one
@@ -36,6 +38,9 @@ final class LettuceStore implements Store {
     private static final long ALLOWED = 1;
     private static final long COST_EXCEEDS_CAPACITY = 2;
     private static final int ARGS_PER_LIMIT = 5;
+    /** Decisions without limits that build() sends: each reads one key and writes nothing. */
+    private static final int WARM_UP_CALLS = 10;
+    private static final String WARM_UP_IDENTITY = "sluice-warm-up";
     /** An admitted transition's state stays in Redis; the Java side never sees it. */
     private static final long[] STATE_IN_REDIS = new long[0];
 
@@ -50,17 +55,17 @@ final class LettuceStore implements Store {
     private final RedisScriptingAsyncCommands<String, String> commands;
     private final Runnable closer;
     private final Duration commandTimeout;
-    private final TimeSource clockForTesting;
+    private final @Nullable TimeSource clockForTesting;
     /** The latest load of each script; guarded by this. */
-    private ScriptLoad decideLoad;
-    private ScriptLoad holdsLoad;
+    private @Nullable ScriptLoad decideLoad;
+    private @Nullable ScriptLoad holdsLoad;
 
     /**
      * @param closer closes the connection, and the client when the store created it
      * @param clockForTesting the test-only clock override, or {@code null} for Redis {@code TIME}
      */
     LettuceStore(RedisScriptingAsyncCommands<String, String> commands, Runnable closer,
-                 Duration commandTimeout, TimeSource clockForTesting) {
+                 Duration commandTimeout, @Nullable TimeSource clockForTesting) {
         this.commands = commands;
         this.closer = closer;
         this.commandTimeout = commandTimeout;
@@ -83,12 +88,15 @@ final class LettuceStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        String[] keys = {RedisKeys.key(key)};
+        String hashTag = RedisKeys.hashTag(key);
+        String[] keys = new String[1 + limits.size()];
+        keys[0] = RedisKeys.PREFIX + hashTag;
         String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
         args[0] = clock();
         args[1] = Long.toString(cost);
         for (int i = 0; i < limits.size(); i++) {
             Limit limit = limits.get(i);
+            keys[1 + i] = RedisKeys.version1Key(hashTag, limit.name());
             int a = 2 + ARGS_PER_LIMIT * i;
             args[a] = limit.name();
             args[a + 1] = Integer.toString(algorithmId(limit));
@@ -110,6 +118,32 @@ final class LettuceStore implements Store {
     @Override
     public void close() {
         closer.run();
+    }
+
+    /**
+     * Loads the decision script (on every node of a cluster) and runs it a few times without
+     * limits, when it only reads one key: the connection, the script cache and the code of
+     * the decision path are ready before the first decision.
+     *
+     * @throws StoreUnavailableException when that does not succeed within {@code bound}
+     */
+    void warmUp(Duration bound) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        try {
+            commands.scriptLoad(LuaScript.DECIDE.body()).get(bound.toNanos(), TimeUnit.NANOSECONDS);
+            String[] keys = {RedisKeys.key(WARM_UP_IDENTITY)};
+            String[] args = {clock(), "1"};
+            for (int i = 0; i < WARM_UP_CALLS; i++) {
+                commands.evalsha(LuaScript.DECIDE.sha1(), ScriptOutputType.MULTI, keys, args)
+                        .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while loading the Redis scripts", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new StoreUnavailableException("Redis did not load and run the decision script within "
+                    + bound.toMillis() + " ms: " + e, e);
+        }
     }
 
     /**

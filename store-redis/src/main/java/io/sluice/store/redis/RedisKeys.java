@@ -14,12 +14,17 @@ import java.util.Base64;
  * client sends): it is the first 128 bits of the SHA-256 of the identity's UTF-16 code units,
  * in unpadded base64url. So braces, newlines or a 16 K string cannot move a key to another
  * slot, make two clients share a key, or reach the script; and every key is short.
- * The {@code v2} changes when the key schema or the stored value's format changes; version 1
- * ({@code sluice:v1:{<client>}:<limit name>}, one key per limit) is not read.
+ * The {@code v2} changes when the key schema or the stored value's format changes. Schema 1
+ * ({@code sluice:v1:{<client>}:<limit name>}, one key per limit) is still read, for a limit
+ * whose state the client's key does not hold yet, so that a rolling upgrade admits no client
+ * anew; it is never written.
  */
 final class RedisKeys {
 
     static final String PREFIX = "sluice:v2:";
+
+    /** The prefix of key schema 1, read during a rolling upgrade from it. */
+    static final String VERSION1_PREFIX = "sluice:v1:";
 
     private static final int HASH_BYTES = 16;
 
@@ -37,6 +42,11 @@ final class RedisKeys {
     /** The key of the client with this identity. */
     static String key(String identity) {
         return PREFIX + hashTag(identity);
+    }
+
+    /** The key of one limit of the client with this hash tag in schema 1. */
+    static String version1Key(String hashTag, String limitName) {
+        return VERSION1_PREFIX + hashTag + ":" + limitName;
     }
 
     /** The hash tag of a client, braces included. */

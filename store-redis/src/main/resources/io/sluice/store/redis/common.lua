@@ -58,7 +58,7 @@ local function now_micros(clock)
   end
   local micros = string.match(clock, '^test:(%-?%d+)$')
   if micros == nil then
-    error({ err = 'ERR sluice: bad clock argument' })
+    error('sluice: bad clock argument')
   end
   return tonumber(micros)
 end
@@ -73,7 +73,7 @@ local function read_varint(value, pos)
   while true do
     local byte = string.byte(value, pos)
     if byte == nil then
-      error({ err = 'ERR sluice: truncated state value' })
+      error('sluice: truncated state value')
     end
     pos = pos + 1
     if byte < 128 then
@@ -101,7 +101,7 @@ local function read_entries(value, now)
     return entries
   end
   if string.byte(value, 1) ~= FORMAT then
-    error({ err = 'ERR sluice: state value of unknown format ' .. tostring(string.byte(value, 1)) })
+    error('sluice: state value of unknown format ' .. tostring(string.byte(value, 1)))
   end
   local pos, length = 2, #value
   while pos <= length do
@@ -145,6 +145,26 @@ local function write_entries(entries)
     end
   end
   return table.concat(out)
+end
+
+-- A limit's state in key schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal),
+-- read during a rolling upgrade when the client's key holds no state of that limit yet.
+local function read_version1(value, now)
+  if not value then
+    return nil
+  end
+  local state, expires_at = {}, nil
+  for field in string.gmatch(value, '[^,]+') do
+    if expires_at == nil then
+      expires_at = tonumber(field)
+    else
+      state[#state + 1] = tonumber(field)
+    end
+  end
+  if expires_at == nil or expires_at <= now then
+    return nil
+  end
+  return state
 end
 
 local function integer(x)

@@ -1,9 +1,11 @@
 -- Decides one request against all the limits of one client, all-or-nothing.
--- KEYS[1]: the client's key, holding the states of all its limits (format 2, common.lua).
+-- KEYS[1]: the client's key, holding the states of all its limits (format 2, common.lua);
+-- KEYS[1 + i]: limit i's key in schema 1, read only when KEYS[1] holds no state of limit i.
 -- ARGV: clock ('redis' or 'test:<micros>'), cost, then per limit: name, algorithm id,
 --       permits, burst, period in microseconds.
 -- Writes every limit's new state, and a TTL until the last of them is fully reset, only
--- when every limit admits. Returns per limit: outcome, remaining, resetAfter, retryAfter.
+-- when every limit admits (and there is at least one: without limits, as the store's warm-up
+-- sends it, it only reads). Returns per limit: outcome, remaining, resetAfter, retryAfter.
 
 -- Under the test-only clock override, virtual time is unrelated to the real time Redis
 -- expires keys by: keep keys this much longer (ms) so they expire only by virtual time.
@@ -28,6 +30,8 @@ for i = 1, limits do
   local state
   if index then
     state = entries[index].state
+  else
+    state = read_version1(redis.call('GET', KEYS[1 + i]), now)
   end
   local outcome, remaining, reset_after, retry_after, new_state = algorithm(state, now,
       tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), cost)
@@ -38,7 +42,7 @@ for i = 1, limits do
   reply[#reply + 1] = reset_after
   reply[#reply + 1] = retry_after
 end
-if all_allowed then
+if all_allowed and limits > 0 then
   for i = 1, limits do
     local name = ARGV[2 + (i - 1) * ARGS_PER_LIMIT + 1]
     local index = by_name[name]

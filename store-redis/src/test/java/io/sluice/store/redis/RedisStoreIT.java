@@ -235,6 +235,105 @@ class RedisStoreIT {
         }
     }
 
+    /**
+     * Issue 9.4: after a crash ({@code kill -9}) and a 10 s outage, decisions resume within 1 s
+     * of the server's return on the same port (Lettuce's default backoff would wait up to 30 s).
+     */
+    @Test
+    void decisionsResumeWithinASecondOfTheServersReturnAfterATenSecondOutage() {
+        try (RedisFixture own = RedisFixture.standalone().start()) {
+            Store store = store(RedisStore.standalone(RedisURI.create(own.uri())).commandTimeout(Duration.ofMillis(500)));
+            List<Limit> limits = List.of(limit(Algorithms.GCRA, 1_000_000, Duration.ofSeconds(1)));
+            assertThat(decidedOrUnavailable(store, limits)).isTrue();
+
+            own.kill();
+            long outageEnds = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < outageEnds) {
+                assertThat(decidedOrUnavailable(store, limits)).as("a decision without a server").isFalse();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            }
+            own.restart(); // returns once the server answers
+            long back = System.nanoTime();
+            while (!decidedOrUnavailable(store, limits)) {
+                assertThat(System.nanoTime() - back).as("still failing 1 s after the server's return")
+                        .isLessThan(TimeUnit.SECONDS.toNanos(1));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            System.out.printf("decisions resumed %d ms after the server's return (10 s outage after kill -9)%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back));
+        }
+    }
+
+    /** Issue 9.5: an algorithm without a script is an error when the limiter is built, not STORE_UNAVAILABLE. */
+    @Test
+    void aCustomAlgorithmIsRejectedWhenTheLimiterIsBuilt() {
+        Store store = storeOnRedisTime();
+        Algorithm custom = new Algorithm() {
+            @Override
+            public String name() {
+                return "custom-counter";
+            }
+
+            @Override
+            public int id() {
+                return 256;
+            }
+
+            @Override
+            public void checkLimit(long permits, long burst, long periodMicros) {
+                Algorithms.FIXED_WINDOW.checkLimit(permits, burst, periodMicros);
+            }
+
+            @Override
+            public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+                return Algorithms.FIXED_WINDOW.transition(state, nowMicros, limit, cost);
+            }
+        };
+        Limit limit = Limit.of(custom, 10, Duration.ofSeconds(1));
+        assertThat(store.supports(custom)).isFalse();
+        assertThatThrownBy(() -> RateLimiter.builder().limit(limit).store(store).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("custom-counter");
+    }
+
+    /** build() loads the script and runs it, so a fresh process's first decision does not wait for either. */
+    @Test
+    void buildLoadsTheScriptBeforeTheFirstDecision() {
+        redis.command(0, "SCRIPT", "FLUSH");
+        storeOnRedisTime();
+        assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1())).isEqualTo(List.of(1L));
+        assertThat((Long) redis.command(0, "DBSIZE")).as("the warm-up writes nothing").isZero();
+    }
+
+    /** A rolling upgrade: state of key schema 1 (one key per limit) is read, so no client is admitted anew. */
+    @Test
+    void stateOfKeySchemaOneIsRead() {
+        VirtualClock clock = new VirtualClock(T0);
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(clock));
+        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        String hashTag = RedisKeys.hashTag("upgraded");
+        // Version 1 states: an empty bucket refilled at T0, a cell owing the whole burst (1 s).
+        redis.command(0, "SET", RedisKeys.version1Key(hashTag, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
+        redis.command(0, "SET", RedisKeys.version1Key(hashTag, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+
+        Decision denied = decide(store, "upgraded", List.of(bucket, cell), 1);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).contains(Duration.ofMillis(100));
+        clock.setMicros(T0 + 100_000);
+        assertThat(decide(store, "upgraded", List.of(bucket, cell), 1).allowed()).isTrue();
+    }
+
+    /** A value of a format this version does not know fails the decision, naming the format: never misread. */
+    @Test
+    void aValueOfAnUnknownFormatIsRejected() {
+        Store store = storeOnRedisTime();
+        redis.command(0, "SET", RedisKeys.key("from-the-future"), "\u0003later");
+        assertThatThrownBy(() -> decide(store, "from-the-future",
+                List.of(limit(Algorithms.GCRA, 10, Duration.ofSeconds(1))), 1))
+                .hasCauseInstanceOf(StoreUnavailableException.class).hasMessageContaining("unknown format 3");
+    }
+
     /** Whether a decision came; a failure must be a store failure, never another exception. */
     private static boolean decidedOrUnavailable(Store store, List<Limit> limits) {
         try {
