@@ -334,6 +334,36 @@ class RedisStoreIT {
                 .hasCauseInstanceOf(StoreUnavailableException.class).hasMessageContaining("unknown format 3");
     }
 
+    /**
+     * Issue 10: one key per client, small. A single token bucket or GCRA at most 132 bytes
+     * ({@code MEMORY USAGE}), the mission's three limits (per second, per day, an endpoint's
+     * cost per minute) at most 200 bytes per client.
+     */
+    @Test
+    void aClientsStateIsOneSmallKey() {
+        // On virtual time (a current one), so that no key expires before it is measured.
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(new VirtualClock(T0)));
+        Limit perDay = Limit.of(Algorithms.FIXED_WINDOW, 1_000_000, Duration.ofDays(1)).named("per-day");
+        for (Algorithm algorithm : List.of(Algorithms.TOKEN_BUCKET, Algorithms.GCRA)) {
+            Limit single = Limit.of(algorithm, 100, Duration.ofSeconds(1)).named("per-second");
+            Limit endpoint = Limit.of(algorithm, 1_000, Duration.ofMinutes(1)).named("endpoint-cost");
+            String one = "single-" + algorithm.name();
+            String mission = "mission-" + algorithm.name();
+            decide(store, one, List.of(single), 1);
+            decide(store, mission, List.of(single, perDay, endpoint), 3);
+            System.out.printf("MEMORY USAGE: one %s limit %d bytes, the mission's three %d bytes%n", algorithm,
+                    memoryUsage(one), memoryUsage(mission));
+            assertThat(memoryUsage(one)).as("one %s limit", algorithm).isLessThanOrEqualTo(132);
+            assertThat(memoryUsage(mission)).as("the mission's three limits, %s", algorithm).isLessThanOrEqualTo(200);
+        }
+        assertThat((Long) redis.command(0, "DBSIZE")).as("one key per client").isEqualTo(4);
+    }
+
+    private static long memoryUsage(String client) {
+        return (Long) redis.command(0, "MEMORY", "USAGE", RedisKeys.key(client), "SAMPLES", "0");
+    }
+
     /** Whether a decision came; a failure must be a store failure, never another exception. */
     private static boolean decidedOrUnavailable(Store store, List<Limit> limits) {
         try {
