@@ -89,14 +89,24 @@ final class LettuceStore implements Store {
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         String hashTag = RedisKeys.hashTag(key);
-        String[] keys = new String[1 + limits.size()];
+        int logs = 0;
+        for (int i = 0; i < limits.size(); i++) {
+            if (limits.get(i).algorithm() == Algorithms.SLIDING_LOG) {
+                logs++;
+            }
+        }
+        String[] keys = new String[1 + limits.size() + logs];
         keys[0] = RedisKeys.PREFIX + hashTag;
+        int log = 1 + limits.size();
         String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
         args[0] = clock();
         args[1] = Long.toString(cost);
         for (int i = 0; i < limits.size(); i++) {
             Limit limit = limits.get(i);
             keys[1 + i] = RedisKeys.version1Key(hashTag, limit.name());
+            if (limit.algorithm() == Algorithms.SLIDING_LOG) {
+                keys[log++] = RedisKeys.logKey(hashTag, limit.name());
+            }
             int a = 2 + ARGS_PER_LIMIT * i;
             args[a] = limit.name();
             args[a + 1] = Integer.toString(algorithmId(limit));

@@ -7,8 +7,9 @@ import java.util.Base64;
 
 /**
  * The key schema: {@code sluice:v2:{<client>}}, one key per client holding the states of all
- * its limits (format 2, see docs/stores/redis.md). The hash tag {@code {<client>}} keeps the
- * key, and any key a later script adds for the same client, in one slot of a Redis Cluster.
+ * its limits (format 2, see docs/stores/redis.md), and for each sliding-log limit the list of
+ * its entries, {@code sluice:v2:{<client>}:log:<limit name>}. The hash tag {@code {<client>}}
+ * keeps a client's keys in one slot of a Redis Cluster.
  *
  * <p>The client part is not the identity itself (an API key, an IP address, anything a
  * client sends): it is the first 128 bits of the SHA-256 of the identity's UTF-16 code units,
@@ -42,6 +43,11 @@ final class RedisKeys {
     /** The key of the client with this identity. */
     static String key(String identity) {
         return PREFIX + hashTag(identity);
+    }
+
+    /** The list of the entries of a sliding-log limit of the client with this hash tag. */
+    static String logKey(String hashTag, String limitName) {
+        return PREFIX + hashTag + ":log:" + limitName;
     }
 
     /** The key of one limit of the client with this hash tag in schema 1. */

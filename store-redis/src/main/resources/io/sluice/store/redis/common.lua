@@ -44,10 +44,27 @@ local function bucket_rate(permits, burst, period)
 end
 
 -- The algorithms by id; each file adds one function
--- (state, now, permits, burst, period, cost) -> outcome, remaining, resetAfter, retryAfter, newState
+-- (state, now, permits, burst, period, cost, log_key)
+--   -> outcome, remaining, resetAfter, retryAfter, newState, commit
 -- where state is the reference long[] as a Lua array (state[1] is the tag) or nil, and
--- newState is set when the outcome is ALLOWED.
+-- newState is set when the outcome is ALLOWED. log_key (the sliding log's list) and commit
+-- (a function of the clock argument that writes that list, run only when every limit admits)
+-- are the sliding log's only.
 local algorithms = {}
+
+-- Under the test-only clock override, virtual time is unrelated to the real time Redis
+-- expires keys by: keep keys this much longer (ms) so they expire only by virtual time.
+local TEST_CLOCK_TTL_SLACK_MILLIS = 600000
+
+-- The time to live in milliseconds (PX, PEXPIRE) of a key whose state is fully reset after
+-- reset_after microseconds: rounded up, plus the slack under the test-only clock.
+local function ttl_millis(clock, reset_after)
+  local ttl = ceil_div(reset_after, 1000)
+  if clock ~= 'redis' then
+    ttl = ttl + TEST_CLOCK_TTL_SLACK_MILLIS
+  end
+  return ttl
+end
 
 -- The clock argument: 'redis' (production: Redis TIME) or 'test:<micros>', the test-only
 -- override the store sends only when built with clockForTesting.

@@ -119,9 +119,13 @@ class RedisStoreIT {
             long ttlMillis = (Long) redis.command(0, "PTTL", key);
             long resetMillis = (decision.resetAfter().toNanos() / 1_000 + 999) / 1_000;
             assertThat(ttlMillis).as(algorithm.name()).isPositive().isLessThanOrEqualTo(resetMillis);
+            if (algorithm == Algorithms.SLIDING_LOG) {
+                String log = RedisKeys.logKey(RedisKeys.hashTag("ttl-" + algorithm.name()), limit.name());
+                assertThat((Long) redis.command(0, "PTTL", log)).as("the log").isPositive().isLessThanOrEqualTo(resetMillis);
+            }
         }
         List<?> keys = (List<?>) redis.command(0, "KEYS", "*");
-        assertThat(keys).hasSize(Algorithms.all().size());
+        assertThat(keys).as("a key per client, and the sliding log's list").hasSize(Algorithms.all().size() + 1);
     }
 
     @Test
@@ -130,8 +134,8 @@ class RedisStoreIT {
         for (Algorithm algorithm : Algorithms.all()) {
             decide(store, "short-lived", List.of(limit(algorithm, 5, Duration.ofMillis(30))), 1);
         }
-        // One key per client, for all its limits.
-        assertThat((Long) redis.command(0, "DBSIZE")).isEqualTo(1);
+        // One key per client, for all its limits, and the sliding log's list.
+        assertThat((Long) redis.command(0, "DBSIZE")).isEqualTo(2);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while ((Long) redis.command(0, "DBSIZE") > 0 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
@@ -157,8 +161,10 @@ class RedisStoreIT {
         }
 
         Set<Object> keys = new HashSet<>((List<?>) redis.command(0, "KEYS", "*"));
-        assertThat(keys).hasSize(identities.size())
-                .allSatisfy(key -> assertThat((String) key).matches("sluice:v2:\\{[A-Za-z0-9_-]{22}\\}"));
+        // One key per client, and the sliding log's entries in a list of their own.
+        assertThat(keys).hasSize(2 * identities.size())
+                .allSatisfy(key -> assertThat((String) key)
+                        .matches("sluice:v2:\\{[A-Za-z0-9_-]{22}\\}(:log:sliding-log)?"));
     }
 
     @Test
@@ -362,6 +368,40 @@ class RedisStoreIT {
 
     private static long memoryUsage(String client) {
         return (Long) redis.command(0, "MEMORY", "USAGE", RedisKeys.key(client), "SAMPLES", "0");
+    }
+
+    /**
+     * Issue 10: a sliding log's decision does not read or rewrite the whole log. With 2,000
+     * entries, a denial reads at most three entries of the list, and an admission after the oldest entry
+     * expired trims it and appends one (counted in Redis's command statistics, which include
+     * the commands a script calls).
+     */
+    @Test
+    void aSlidingLogDecisionTouchesOnlyTheEntriesItNeeds() {
+        VirtualClock clock = new VirtualClock(T0);
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(clock));
+        Limit log = limit(Algorithms.SLIDING_LOG, 2_000, Duration.ofHours(1));
+        for (int i = 0; i < 2_000; i++) {
+            clock.setMicros(T0 + i);
+            assertThat(decide(store, "long-log", List.of(log), 1).allowed()).isTrue();
+        }
+        redis.command(0, "CONFIG", "RESETSTAT");
+        Decision denied = decide(store, "long-log", List.of(log), 1);
+        assertThat(denied.allowed()).isFalse();
+        // The oldest entry (not expired), the newest, and the one whose expiry lets the request in.
+        Map<String, Long> denial = commandCalls();
+        assertThat(denial.get("lindex")).isLessThanOrEqualTo(3L);
+        assertThat(denial).doesNotContainKeys("lrange", "set", "rpush", "ltrim");
+
+        clock.setMicros(T0 + Duration.ofHours(1).toNanos() / 1_000);
+        redis.command(0, "CONFIG", "RESETSTAT");
+        assertThat(decide(store, "long-log", List.of(log), 1).allowed()).isTrue();
+        Map<String, Long> calls = commandCalls();
+        assertThat(calls).containsEntry("ltrim", 1L).containsEntry("rpush", 1L).doesNotContainKeys("lrange", "del");
+        assertThat(calls.get("lindex")).isLessThanOrEqualTo(3L);
+        assertThat((Long) redis.command(0, "LLEN", RedisKeys.logKey(RedisKeys.hashTag("long-log"), log.name())))
+                .isEqualTo(2_000);
     }
 
     /** Whether a decision came; a failure must be a store failure, never another exception. */

@@ -41,6 +41,9 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 class ScriptDifferentialIT {
 
     private static final long FAR_FUTURE = 1L << 52;
+    private static final long SLIDING_LOG_TAG = 2 * 256 + 1;
+    /** The sliding log's part of the client's value when its entries are in a list (sliding-log.lua). */
+    private static final long LOG_TAG = 2 * 256 + 129;
     private static final long[] PERIODS = {1, 3, 10, 1_000, 999_983, 1_000_000, 60_000_000,
         3_600_000_000L, 86_400_000_000L, 366 * 86_400_000_000L};
     private static final long[] PERMITS = {1, 2, 3, 7, 10, 100, 1_000, 1_000_000, 1_000_000_000};
@@ -98,7 +101,13 @@ class ScriptDifferentialIT {
         for (int i = 0; i < request.limits.size(); i++) {
             Limit limit = request.limits.get(i);
             long[] state = request.states.get(i);
-            if (state != null) {
+            byte[] logKey = logKey(identity, limit);
+            raw.del(logKey);
+            if (state != null && limit.algorithm() == Algorithms.SLIDING_LOG && request.listedLogs.get(i)
+                    && state[0] == SLIDING_LOG_TAG && state.length % 2 == 1) {
+                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, listLog(logKey, state)));
+            } else if (state != null) {
+                // A sliding log in the reference's form is how key schema 1 held it: moved into a list when admitted.
                 before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, state));
             }
             expected.add(limit.algorithm().transition(state, request.now, limit, request.cost));
@@ -128,17 +137,53 @@ class ScriptDifferentialIT {
                 assertThat(entry).as("new state of " + limit.name()).isNotNull();
                 assertThat(entry.expiresAt()).as("expiry of " + limit.name())
                         .isEqualTo(request.now + transition.resetAfterMicros());
-                assertThat(entry.state()).as("new state of " + limit.name()).isEqualTo(transition.state());
+                long[] state = limit.algorithm() == Algorithms.SLIDING_LOG
+                        ? unlistLog(logKey(identity, limit), entry.state()) : entry.state();
+                assertThat(state).as("new state of " + limit.name()).isEqualTo(transition.state());
             } else {
                 assertThat(entry).as("state of " + limit.name() + ", fully reset").isNull();
             }
         }
     }
 
+    private static byte[] logKey(String identity, Limit limit) {
+        return RedisKeys.logKey(RedisKeys.hashTag(identity), limit.name()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Puts a reference sliding log's entries into its list; returns the client value's part: {tag, used, last}. */
+    private static long[] listLog(byte[] logKey, long[] state) {
+        long used = 0;
+        for (int i = 1; i + 1 < state.length; i += 2) {
+            raw.rpush(logKey, (state[i] + ":" + state[i + 1]).getBytes(StandardCharsets.UTF_8));
+            used += state[i + 1];
+        }
+        return new long[] {LOG_TAG, used, state.length > 1 ? state[state.length - 2] : 0};
+    }
+
+    /** The reference's sliding-log state of what the script keeps: checks the value's part and the list agree. */
+    private static long[] unlistLog(byte[] logKey, long[] stored) {
+        List<byte[]> entries = raw.lrange(logKey, 0, -1);
+        long[] state = new long[1 + 2 * entries.size()];
+        state[0] = SLIDING_LOG_TAG;
+        long used = 0;
+        for (int i = 0; i < entries.size(); i++) {
+            String[] parts = new String(entries.get(i), StandardCharsets.UTF_8).split(":");
+            state[1 + 2 * i] = Long.parseLong(parts[0]);
+            state[2 + 2 * i] = Long.parseLong(parts[1]);
+            used += state[2 + 2 * i];
+        }
+        assertThat(stored).as("the client value's part of a sliding log")
+                .containsExactly(LOG_TAG, used, state[state.length - 2]);
+        assertThat(raw.pttl(logKey)).as("the log's time to live").isPositive();
+        return state;
+    }
+
     /** Limits, the state each has in Redis before the request, the request's time and cost. */
     static final class Case {
         final List<Limit> limits = new ArrayList<>();
         final List<long[]> states = new ArrayList<>();
+        /** Whether a sliding log's state is in a list (else in the reference's form, as key schema 1 held it). */
+        final List<Boolean> listedLogs = new ArrayList<>();
         long now;
         long cost;
 
@@ -155,6 +200,7 @@ class ScriptDifferentialIT {
                 // The state was written under these parameters, or under others (a tier changed).
                 Limit writtenUnder = random.nextInt(5) == 0 ? randomLimit(random, algorithm) : limit;
                 request.states.add(history(random, writtenUnder, request.now));
+                request.listedLogs.add(random.nextInt(4) != 0);
             }
             int choice = random.nextInt(20);
             request.cost = choice == 0 ? Long.MAX_VALUE / 3
