@@ -80,35 +80,14 @@ local function now_micros(clock)
   return tonumber(micros)
 end
 
--- The value of a client's key, format 2 (docs/stores/redis.md): the byte 2, then per limit
--- its name (length, bytes), its expiry (the instant after which its state equals the fresh
--- state) and its state (length, then each number zig-zag), all numbers as LEB128 varints.
+-- The value of a client's key, format 2 (docs/stores/redis.md): a MessagePack array (Redis's
+-- cmsgpack, in C: a tenth of the time of the same in Lua) {2, base, then per limit: name,
+-- expiry, state}, where base is the time of the write, and expiry (the instant after which
+-- the state equals the fresh state) and the one time in a state (TIME_AT) are microseconds
+-- relative to base: small numbers, so few bytes.
 local FORMAT = 2
-
-local function read_varint(value, pos)
-  local result, multiplier = 0, 1
-  while true do
-    local byte = string.byte(value, pos)
-    if byte == nil then
-      error('sluice: truncated state value')
-    end
-    pos = pos + 1
-    if byte < 128 then
-      return result + byte * multiplier, pos
-    end
-    result = result + (byte - 128) * multiplier
-    multiplier = multiplier * 128
-  end
-end
-
-local function write_varint(out, x)
-  while x >= 128 do
-    local low = math.fmod(x, 128)
-    out[#out + 1] = string.char(low + 128)
-    x = (x - low) / 128
-  end
-  out[#out + 1] = string.char(x)
-end
+local TIME_AT = { [1 * 256 + 1] = 2, [3 * 256 + 1] = 2, [4 * 256 + 2] = 3, [5 * 256 + 2] = 2,
+  [2 * 256 + 129] = 3 }
 
 -- The unexpired entries of a value, in order: { name = ..., expires_at = ..., state = {...} }.
 -- A value of another format is rejected, never misread.
@@ -117,51 +96,42 @@ local function read_entries(value, now)
   if not value then
     return entries
   end
-  if string.byte(value, 1) ~= FORMAT then
-    error('sluice: state value of unknown format ' .. tostring(string.byte(value, 1)))
+  local ok, fields = pcall(cmsgpack.unpack, value)
+  if not ok or type(fields) ~= 'table' or fields[1] ~= FORMAT then
+    error('sluice: state value of unknown format ' .. tostring(ok and type(fields) == 'table' and fields[1]
+        or string.byte(value, 1)))
   end
-  local pos, length = 2, #value
-  while pos <= length do
-    local name_length, expires_at, state_length
-    name_length, pos = read_varint(value, pos)
-    local name = string.sub(value, pos, pos + name_length - 1)
-    pos = pos + name_length
-    expires_at, pos = read_varint(value, pos)
-    state_length, pos = read_varint(value, pos)
-    local state = {}
-    for i = 1, state_length do
-      local zigzag
-      zigzag, pos = read_varint(value, pos)
-      if math.fmod(zigzag, 2) == 0 then
-        state[i] = zigzag / 2
-      else
-        state[i] = -(zigzag + 1) / 2
-      end
-    end
+  local base = fields[2]
+  for i = 3, #fields, 3 do
+    local expires_at = base + fields[i + 1]
     if expires_at > now then
-      entries[#entries + 1] = { name = name, expires_at = expires_at, state = state }
+      local state = fields[i + 2]
+      local at = TIME_AT[state[1]]
+      if at and state[at] then
+        state[at] = state[at] + base
+      end
+      entries[#entries + 1] = { name = fields[i], expires_at = expires_at, state = state }
     end
   end
   return entries
 end
 
-local function write_entries(entries)
-  local out = { string.char(FORMAT) }
+local function write_entries(entries, now)
+  local fields = { FORMAT, now }
   for _, entry in ipairs(entries) do
-    write_varint(out, #entry.name)
-    out[#out + 1] = entry.name
-    write_varint(out, entry.expires_at)
-    write_varint(out, #entry.state)
-    for i = 1, #entry.state do
-      local x = entry.state[i]
-      if x >= 0 then
-        write_varint(out, 2 * x)
-      else
-        write_varint(out, -2 * x - 1)
-      end
+    local state, copy = entry.state, {}
+    for i = 1, #state do
+      copy[i] = state[i]
     end
+    local at = TIME_AT[state[1]]
+    if at and copy[at] then
+      copy[at] = copy[at] - now
+    end
+    fields[#fields + 1] = entry.name
+    fields[#fields + 1] = entry.expires_at - now
+    fields[#fields + 1] = copy
   end
-  return table.concat(out)
+  return cmsgpack.pack(fields)
 end
 
 -- A limit's state in key schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal),

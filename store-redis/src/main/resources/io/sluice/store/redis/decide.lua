@@ -77,7 +77,7 @@ if all_allowed and limits > 0 then
   end
   if #kept > 0 then
     -- The key expires when its last limit is fully reset.
-    redis.call('SET', KEYS[1], write_entries(kept), 'PX', integer(ttl_millis(clock, last_expiry - now)))
+    redis.call('SET', KEYS[1], write_entries(kept, now), 'PX', ttl_millis(clock, last_expiry - now))
   else
     redis.call('DEL', KEYS[1])
   end

@@ -115,7 +115,7 @@ class ScriptDifferentialIT {
         if (before.isEmpty()) {
             raw.del(key);
         } else {
-            raw.set(key, StoredValue.encode(before));
+            raw.set(key, StoredValue.encode(before, request.now));
         }
         Decision reference = Decisions.combine(request.limits, expected);
 
@@ -125,7 +125,7 @@ class ScriptDifferentialIT {
         assertThat(decision).as("decision").isEqualTo(reference);
         byte[] value = raw.get(key);
         if (!reference.allowed()) {
-            assertThat(value).as("untouched states").isEqualTo(before.isEmpty() ? null : StoredValue.encode(before));
+            assertThat(value).as("untouched states").isEqualTo(before.isEmpty() ? null : StoredValue.encode(before, request.now));
             return;
         }
         Map<String, StoredValue.Entry> after = value == null ? Map.of() : StoredValue.decode(value);
