@@ -23,7 +23,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,6 +56,8 @@ final class LettuceStore implements Store {
     private final RedisScriptingAsyncCommands<String, String> commands;
     private final Runnable closer;
     private final Duration commandTimeout;
+    private final long timeoutNanos;
+    private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
     private final @Nullable TimeSource clockForTesting;
     /** The latest load of each script; guarded by this. */
     private @Nullable ScriptLoad decideLoad;
@@ -69,6 +72,7 @@ final class LettuceStore implements Store {
         this.commands = commands;
         this.closer = closer;
         this.commandTimeout = commandTimeout;
+        this.timeoutNanos = commandTimeout.toNanos();
         this.clockForTesting = clockForTesting;
     }
 
@@ -114,19 +118,20 @@ final class LettuceStore implements Store {
             args[a + 3] = Long.toString(limit.burst());
             args[a + 4] = Long.toString(limit.periodMicros());
         }
-        return this.<List<Object>>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> decision(limits, reply));
+        return this.<List<Object>, Decision>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args,
+                reply -> decision(limits, reply));
     }
 
     @Override
     public CompletionStage<Boolean> holdsState(String key, Limit limit) {
         String[] keys = {RedisKeys.key(key)};
-        return this.<Long>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys, new String[] {clock(), limit.name()})
-                .thenApply(held -> held == 1L);
+        return this.<Long, Boolean>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys,
+                new String[] {clock(), limit.name()}, held -> held == 1L);
     }
 
     @Override
     public void close() {
+        deadlines.close();
         closer.run();
     }
 
@@ -163,48 +168,93 @@ final class LettuceStore implements Store {
      * or timed out may have run, and running it again could charge a request twice. A
      * timed-out command is cancelled so that Lettuce never sends it after a reconnect.
      */
-    private <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys,
-                                         String[] args) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        long sentAt = System.nanoTime();
-        RedisFuture<T> first = commands.evalsha(script.sha1(), type, keys, args);
-        AtomicReference<RedisFuture<T>> inFlight = new AtomicReference<>(first);
-        first.whenComplete((reply, error) -> {
-            if (error == null || !(unwrap(error) instanceof RedisNoScriptException)) {
-                complete(result, reply, error);
+    private <T, R> CompletableFuture<R> run(LuaScript script, ScriptOutputType type, String[] keys,
+                                            String[] args, Function<T, R> onReply) {
+        Call<T, R> call = new Call<>(script, type, keys, args, onReply, System.nanoTime());
+        call.send();
+        deadlines.add(call);
+        return call;
+    }
+
+    /**
+     * One script call and its result: completed once, by the reply (through {@code onReply}),
+     * by a failure or by its deadline, whichever comes first; one future per decision.
+     */
+    private final class Call<T, R> extends CompletableFuture<R>
+            implements BiConsumer<T, Throwable>, Deadlines.Expirable {
+
+        private final LuaScript script;
+        private final ScriptOutputType type;
+        private final String[] keys;
+        private final String[] args;
+        private final Function<T, R> onReply;
+        private final long sentAt;
+        /** The command last sent: the one to cancel when the deadline passes. */
+        private volatile @Nullable RedisFuture<T> command;
+        private boolean retried;
+
+        Call(LuaScript script, ScriptOutputType type, String[] keys, String[] args, Function<T, R> onReply,
+             long sentAt) {
+            this.script = script;
+            this.type = type;
+            this.keys = keys;
+            this.args = args;
+            this.onReply = onReply;
+            this.sentAt = sentAt;
+        }
+
+        void send() {
+            RedisFuture<T> sent = commands.evalsha(script.sha1(), type, keys, args);
+            command = sent;
+            if (isDone()) {
+                sent.cancel(false);
+            }
+            sent.whenComplete(this);
+        }
+
+        @Override
+        public void accept(@Nullable T reply, @Nullable Throwable error) {
+            if (isDone()) {
                 return;
             }
-            // Retried even when the load failed: in a cluster it fails when any node is down,
-            // yet may have reached the node that answered NOSCRIPT.
-            loaded(script, sentAt).whenComplete((sha, loadError) -> {
-                if (result.isDone()) {
-                    return;
-                }
-                RedisFuture<T> retry = commands.evalsha(script.sha1(), type, keys, args);
-                inFlight.set(retry);
-                if (result.isDone()) {
-                    retry.cancel(false);
-                }
-                retry.whenComplete((retried, retryError) -> complete(result, retried, retryError));
-            });
-        });
-        result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        CompletableFuture<T> outcome = new CompletableFuture<>();
-        result.whenComplete((reply, error) -> {
             if (error == null) {
-                outcome.complete(reply);
+                try {
+                    complete(onReply.apply(reply));
+                } catch (RuntimeException e) {
+                    completeExceptionally(e);
+                }
                 return;
             }
             Throwable cause = unwrap(error);
-            if (cause instanceof TimeoutException) {
-                inFlight.get().cancel(false);
-                outcome.completeExceptionally(new StoreUnavailableException(
-                        "Redis did not answer within " + commandTimeout.toMillis() + " ms", cause));
-            } else {
-                outcome.completeExceptionally(new StoreUnavailableException("Redis failed: " + cause, cause));
+            if (cause instanceof RedisNoScriptException && !retried) {
+                retried = true;
+                // Retried even when the load failed: in a cluster it fails when any node is down,
+                // yet may have reached the node that answered NOSCRIPT.
+                loaded(script, sentAt).whenComplete((sha, loadError) -> {
+                    if (!isDone()) {
+                        send();
+                    }
+                });
+                return;
             }
-        });
-        return outcome;
+            completeExceptionally(new StoreUnavailableException("Redis failed: " + cause, cause));
+        }
+
+        @Override
+        public long deadline() {
+            return sentAt + timeoutNanos;
+        }
+
+        @Override
+        public void expire() {
+            if (completeExceptionally(new StoreUnavailableException("Redis did not answer within "
+                    + commandTimeout.toMillis() + " ms", new TimeoutException()))) {
+                RedisFuture<T> sent = command;
+                if (sent != null) {
+                    sent.cancel(false);
+                }
+            }
+        }
     }
 
     /**
@@ -225,14 +275,6 @@ final class LettuceStore implements Store {
             }
         }
         return load.done();
-    }
-
-    private static <T> void complete(CompletableFuture<T> result, T reply, Throwable error) {
-        if (error == null) {
-            result.complete(reply);
-        } else {
-            result.completeExceptionally(error);
-        }
     }
 
     private static Throwable unwrap(Throwable error) {
