@@ -8,6 +8,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.sluice.algorithms.KeyState;
+import io.sluice.algorithms.grid.GridRequest;
 import java.io.IOException;
 import java.util.Map;
 
@@ -42,7 +43,7 @@ final class HoldsState implements EntryProcessor<String, byte[], Boolean>, Ident
     @Override
     public Boolean process(Map.Entry<String, byte[]> entry) {
         byte[] stored = entry.getValue();
-        long now = nowMicros != ApplyLimits.MEMBER_CLOCK ? nowMicros : MemberClock.nowMicros(member);
+        long now = nowMicros != GridRequest.MEMBER_CLOCK ? nowMicros : MemberClock.nowMicros(member);
         return stored != null && KeyState.decode(stored).holds(limitName, now);
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.store.ignite;
 
 import io.sluice.algorithms.KeyState;
+import io.sluice.algorithms.grid.GridRequest;
 import javax.cache.processor.MutableEntry;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.cache.CacheEntryProcessor;
@@ -31,7 +32,7 @@ final class HoldsStateProcessor implements CacheEntryProcessor<String, byte[], B
         if (stored == null) {
             return false;
         }
-        long now = fixedNowMicros != DecideProcessor.MEMBER_CLOCK
+        long now = fixedNowMicros != GridRequest.MEMBER_CLOCK
                 ? fixedNowMicros : MemberClock.of(member).nowMicros();
         return KeyState.decode(stored).holds(limitName, now);
     }
