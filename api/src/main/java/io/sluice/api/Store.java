@@ -36,12 +36,6 @@ public interface Store extends AutoCloseable {
      */
     CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost);
 
-    /**
-     * Whether the store still holds state for this limit of this key; {@code false} once
-     * it has expired. For operations and the conformance kit, not the request path.
-     */
-    CompletionStage<Boolean> holdsState(String key, Limit limit);
-
     /** Releases connections and threads; the store is unusable afterwards. */
     @Override
     void close();

@@ -59,9 +59,8 @@ final class LettuceStore implements Store {
     private final long timeoutNanos;
     private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
     private final @Nullable TimeSource clockForTesting;
-    /** The latest load of each script; guarded by this. */
+    /** The latest load of the script; guarded by this. */
     private @Nullable ScriptLoad decideLoad;
-    private @Nullable ScriptLoad holdsLoad;
 
     /**
      * @param closer closes the connection, and the client when the store created it
@@ -120,13 +119,6 @@ final class LettuceStore implements Store {
         }
         return this.<List<Object>, Decision>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args,
                 reply -> decision(limits, reply));
-    }
-
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        String[] keys = {RedisKeys.key(key)};
-        return this.<Long, Boolean>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys,
-                new String[] {clock(), limit.name()}, held -> held == 1L);
     }
 
     @Override
@@ -264,15 +256,11 @@ final class LettuceStore implements Store {
      * many decisions in flight that all get {@code NOSCRIPT} share one load.
      */
     private synchronized CompletableFuture<String> loaded(LuaScript script, long sentAt) {
-        ScriptLoad load = script == LuaScript.DECIDE ? decideLoad : holdsLoad;
+        ScriptLoad load = decideLoad;
         if (load == null || load.startedAt() - sentAt < 0) {
             long startedAt = System.nanoTime();
             load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture());
-            if (script == LuaScript.DECIDE) {
-                decideLoad = load;
-            } else {
-                holdsLoad = load;
-            }
+            decideLoad = load;
         }
         return load.done();
     }
