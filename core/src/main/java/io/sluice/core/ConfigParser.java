@@ -68,12 +68,14 @@ final class ConfigParser {
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
     private static final String REJECT = "reject";
     private static final Set<String> LIMIT_FIELDS = Set.of("name", "algorithm", "permits", "period", "burst",
-            "shadow");
+            "shadow", "failure-policy");
     private static final Set<String> ENDPOINT_FIELDS = Set.of("name", "method", "path", "cost", "per-key",
             "global");
 
     private final String file;
     private final List<PolicyProblem> problems = new ArrayList<>();
+    /** The file's {@code failure-policy}: every limit without one of its own carries it. */
+    private FailurePolicy failurePolicy = FailurePolicy.FAIL_CLOSED;
 
     private ConfigParser(String file) {
         this.file = file;
@@ -106,7 +108,7 @@ final class ConfigParser {
         }
         // A value with a problem is reported; the default stands in while the rest is checked.
         boolean shadow = top.has("shadow") && Boolean.TRUE.equals(attempt(() -> bool(top.get("shadow"))));
-        FailurePolicy failurePolicy = Objects.requireNonNullElse(top.has("failure-policy")
+        failurePolicy = Objects.requireNonNullElse(top.has("failure-policy")
                 ? attempt(() -> failurePolicy(top.get("failure-policy"))) : null, FailurePolicy.FAIL_CLOSED);
 
         Map<String, Tier> tiers = new LinkedHashMap<>();
@@ -384,7 +386,10 @@ final class ConfigParser {
         Long burst = fields.has("burst")
                 ? attempt(() -> integer(fields.get("burst"), "burst", 1, Limit.MAX_PERMITS)) : null;
         Boolean shadow = fields.has("shadow") ? attempt(() -> bool(fields.get("shadow"))) : Boolean.FALSE;
+        FailurePolicy limitFailurePolicy = fields.has("failure-policy")
+                ? attempt(() -> failurePolicy(fields.get("failure-policy"))) : failurePolicy;
         if (name == null || algorithm == null || permits == null || period == null || shadow == null
+                || limitFailurePolicy == null
                 || problems.size() > before) {
             return null;
         }
@@ -406,7 +411,7 @@ final class ConfigParser {
         } catch (IllegalArgumentException e) {
             throw error(fields.get("name"), reason(e));
         }
-        return new LimitRule(limit, shadow);
+        return new LimitRule(limit.withFailurePolicy(limitFailurePolicy), shadow);
     }
 
     private Algorithm algorithm(Node node) {
@@ -495,8 +500,10 @@ final class ConfigParser {
                 return FailurePolicy.FAIL_OPEN;
             case "fail-closed":
                 return FailurePolicy.FAIL_CLOSED;
+            case "fallback":
+                return FailurePolicy.FALLBACK;
             default:
-                throw error(node, "failure-policy must be fail-open or fail-closed, got '" + text + "'");
+                throw error(node, "failure-policy must be fail-open, fail-closed or fallback, got '" + text + "'");
         }
     }
 

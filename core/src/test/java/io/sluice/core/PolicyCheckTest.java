@@ -47,7 +47,7 @@ class PolicyCheckTest {
         assertThat(check.problems()).extracting(PolicyProblem::line)
                 .containsExactly(1, 5, 6, 6, 7, 8, 12, 13, 16, 19, 22);
         assertThat(check.problems()).extracting(PolicyProblem::toString).containsExactly(
-                "sluice.yaml:1: failure-policy must be fail-open or fail-closed, got 'fail-sideways'",
+                "sluice.yaml:1: failure-policy must be fail-open, fail-closed or fallback, got 'fail-sideways'",
                 "sluice.yaml:5: unknown algorithm 'leaky-bucket', expected one of fixed-window, sliding-log, "
                         + "sliding-window-counter, token-bucket, gcra",
                 "sluice.yaml:6: permits must not be negative: -5",

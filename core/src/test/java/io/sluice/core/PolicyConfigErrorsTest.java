@@ -58,7 +58,7 @@ class PolicyConfigErrorsTest {
         assertThat(e.problems()).containsExactly(
                 new PolicyProblem("policy.yaml", 4, "a limit needs the field 'permits'"),
                 new PolicyProblem("policy.yaml", 6, "unknown field 'permitz' in a limit (expected one of "
-                        + "[algorithm, burst, name, period, permits, shadow])"));
+                        + "[algorithm, burst, failure-policy, name, period, permits, shadow])"));
     }
 
     @Test
@@ -296,7 +296,7 @@ class PolicyConfigErrorsTest {
         assertThat(flag.line()).isEqualTo(1);
         assertThat(flag.reason()).isEqualTo("expected true or false, got 'yes please'");
         assertThat(rejection("failure-policy: maybe\n").reason())
-                .isEqualTo("failure-policy must be fail-open or fail-closed, got 'maybe'");
+                .isEqualTo("failure-policy must be fail-open, fail-closed or fallback, got 'maybe'");
     }
 
     @Test
