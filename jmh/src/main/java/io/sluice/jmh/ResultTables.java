@@ -40,8 +40,13 @@ final class ResultTables {
         return impl.startsWith("SLUICE_");
     }
 
+    /** A store of the user's own, measured by {@link CustomBenchmark}. */
+    static boolean isCustom(String impl) {
+        return impl.startsWith(CustomImpl.PREFIX);
+    }
+
     static boolean isPeer(String impl) {
-        return !isSluice(impl) && !FLOORS.contains(impl);
+        return !isSluice(impl) && !isCustom(impl) && !FLOORS.contains(impl);
     }
 
     /** The whole report: how and where it ran, then the tables. */
@@ -180,7 +185,7 @@ final class ResultTables {
     }
 
     private static String label(String impl) {
-        return FLOORS.contains(impl) ? impl + " (floor)" : isSluice(impl) ? "**" + impl + "**" : impl;
+        return FLOORS.contains(impl) ? impl + " (floor)" : isSluice(impl) || isCustom(impl) ? "**" + impl + "**" : impl;
     }
 
     private static OptionalDouble find(List<RunResult> runs, String impl, String keys, int threads,

@@ -83,12 +83,6 @@ final class EntryProcessorStore implements Store {
     }
 
     @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        HoldsState processor = new HoldsState(limit.name(), now());
-        return calls.call(() -> map().executeOnKey(key, processor));
-    }
-
-    @Override
     public void close() {
         calls.close();
     }

@@ -76,12 +76,6 @@ final class IgniteCacheStore implements Store {
     }
 
     @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        HoldsStateProcessor processor = new HoldsStateProcessor(limit.name(), fixedNowMicros());
-        return calls.call(() -> cache.invoke(key, processor));
-    }
-
-    @Override
     public void close() {
         // The Ignite node belongs to the application; the store only stops using it.
         calls.close();

@@ -163,8 +163,10 @@ class IgniteStoreClusterIT {
         // Another limiter's short limit on the same key must not shorten the entry's life.
         assertThat(decide(memberClockStore, key, List.of(shortLived), 1).allowed()).isTrue();
         Thread.sleep(1_500);
-        assertThat(memberClockStore.holdsState(key, shortLived).toCompletableFuture().get()).isFalse();
-        assertThat(memberClockStore.holdsState(key, hourly).toCompletableFuture().get()).isTrue();
+        KeyState held = KeyState.decode(peek(key, CachePeekMode.PRIMARY));
+        long nowMicros = System.currentTimeMillis() * 1_000;
+        assertThat(held.holds(shortLived.name(), nowMicros)).as("the short limit's state").isFalse();
+        assertThat(held.holds(hourly.name(), nowMicros)).as("the hourly limit's state").isTrue();
         assertThat(peek(key, CachePeekMode.BACKUP)).isNotNull();
     }
 
