@@ -119,7 +119,9 @@ public final class StoreGuard implements StoreLayer {
      */
     static CircuitBreakerConfig defaultBreakerConfig(Duration timeout) {
         return CircuitBreakerConfig.custom()
-                .slidingWindow(50, 20, CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindow(50, 20, CircuitBreakerConfig.SlidingWindowType.COUNT_BASED,
+                        // Every decision records its call: no lock for the threads to queue on.
+                        CircuitBreakerConfig.SlidingWindowSynchronizationStrategy.LOCK_FREE)
                 .failureRateThreshold(50)
                 .slowCallRateThreshold(50)
                 .slowCallDurationThreshold(timeout.dividedBy(2))
