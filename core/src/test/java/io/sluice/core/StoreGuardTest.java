@@ -86,7 +86,7 @@ class StoreGuardTest {
     void theBreakerOpensOnFailuresAnswersWithoutTheStoreAndProbesItBack() {
         GuardedStore guarded = guard().build().guard(store);
         store.set(OutageStore.Mode.DOWN);
-        for (int i = 0; i < 20; i++) {
+        for (int i = 0; i < 10; i++) {
             Decision failed = decide(guarded, PER_SECOND, 1);
             assertThat(failed.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
             assertThat(failed.allowed()).isFalse();
@@ -117,7 +117,7 @@ class StoreGuardTest {
             assertThat(decide(guarded, PER_SECOND, 1).reason()).isEqualTo(Decision.Reason.WITHIN_LIMIT);
         }
         assertThat(guarded.breakerState()).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(count(StoreGuard.STORE_ERRORS, "cause", "failure")).isEqualTo(23);
+        assertThat(count(StoreGuard.STORE_ERRORS, "cause", "failure")).isEqualTo(13);
     }
 
     @Test
