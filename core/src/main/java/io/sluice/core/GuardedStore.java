@@ -127,6 +127,9 @@ final class GuardedStore implements Store {
             if (blockCache != null) {
                 blockCache.remember(key, limits, cost, askedAtMicros, decision);
             }
+            if (decision.allowed()) {
+                fallback.charge(key, limits, cost, guard.defaultPolicy);
+            }
             meters.decision(decision, shadow);
             return decision;
         }

@@ -159,6 +159,22 @@ class StoreGuardTest {
     }
 
     @Test
+    void theFallbackStartsFromWhatThisInstanceLeftOfItsShare() {
+        Limit limit = PER_SECOND.withFailurePolicy(FailurePolicy.FALLBACK);
+        GuardedStore guarded = guard().instances(4).build().guard(store);
+        for (int i = 0; i < 20; i++) {
+            assertThat(decide(guarded, limit, 1).reason()).isEqualTo(Decision.Reason.WITHIN_LIMIT);
+        }
+        store.set(OutageStore.Mode.DOWN);
+        int admitted = 0;
+        for (int i = 0; i < 100; i++) {
+            admitted += decide(guarded, limit, 1).allowed() ? 1 : 0;
+        }
+        // Its share is 25, of which the store already admitted 20 for this instance.
+        assertThat(admitted).isEqualTo(5);
+    }
+
+    @Test
     void theStrictestPolicyOfARequestsLimitsApplies() {
         GuardedStore guarded = guard().instances(100).build().guard(store);
         store.set(OutageStore.Mode.DOWN);
