@@ -9,6 +9,7 @@ import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
+import io.sluice.api.Store;
 import io.sluice.store.local.LocalStore;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
@@ -209,12 +210,14 @@ class StoreGuardTest {
     @Test
     void aFailureIsLoggedAtMostOncePerIntervalAndEveryOneCounted() throws InterruptedException {
         try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
-            GuardedStore guarded = guard().build().guard(store);
+            // A name of its own: the log of other tests' guards may still be on its way.
+            GuardedStore guarded = guard().storeName("logged-once").build().guard(store);
             store.set(OutageStore.Mode.DOWN);
             for (int i = 0; i < 5; i++) {
                 decide(guarded, PER_SECOND, 1);
             }
-            assertThat(log.await(record -> record.getMessage().contains("could not decide"), 1)).hasSize(1);
+            assertThat(log.await(record -> record.getMessage().startsWith("store logged-once could not decide"), 1))
+                    .hasSize(1);
             assertThat(count(StoreGuard.DECISIONS, "outcome", "unavailable-denied")).isEqualTo(5);
         }
     }
@@ -223,10 +226,16 @@ class StoreGuardTest {
     void theRateLimiterPathLogsAndCountsAStoreFailure() throws InterruptedException {
         // Issue 9.6: this path used to turn a failure into a decision with no log and no counter.
         try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
-            store.set(OutageStore.Mode.DOWN);
-            RateLimiter found = RateLimiter.builder().limit(PER_SECOND).store(store).build();
+            // A closed local store fails every call; no other test's guard logs under its name.
+            Store closed = LocalStore.builder().build();
+            closed.close();
+            RateLimiter found = RateLimiter.builder().limit(PER_SECOND).store(closed).build();
             assertThat(found.decide("client").reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
-            assertThat(log.await(record -> record.getMessage().contains("could not decide"), 1)).hasSize(1);
+            assertThat(found.decide("client").reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(log.await(record -> record.getMessage().startsWith("store CaffeineStore could not decide"), 1))
+                    .hasSize(1);
+
+            store.set(OutageStore.Mode.DOWN);
 
             RateLimiter metered = RateLimiter.builder().limit(PER_SECOND).store(store)
                     .layer(guard().build()).failurePolicy(FailurePolicy.FAIL_OPEN).build();
