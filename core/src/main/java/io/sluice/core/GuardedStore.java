@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
@@ -199,6 +200,18 @@ final class GuardedStore implements Store {
     @Override
     public boolean supports(Algorithm algorithm) {
         return store.supports(algorithm);
+    }
+
+    /** Straight to the store, so that a guarded store leases exactly when its store does. */
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        return store.lease(key, limits, maxTokens);
+    }
+
+    /** Straight to the store, like {@link #lease}. */
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        return store.giveBack(key, limits, lease, unusedTokens);
     }
 
     @Override
