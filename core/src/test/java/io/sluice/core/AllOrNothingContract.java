@@ -7,6 +7,7 @@ import io.sluice.api.Decision;
 import io.sluice.api.Store;
 import io.sluice.testkit.VirtualClock;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,10 +56,12 @@ abstract class AllOrNothingContract {
     private final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     private final Store store = createStore(clock);
     /**
-     * The breaker on the store's virtual clock, and no block cache: this property compares every
-     * figure with the reference, and a cached denial's figures are those of the denial it repeats.
+     * The breaker on the store's virtual clock, a timeout as generous as the stores', and no block
+     * cache: this property compares every figure with the reference, and a cached denial's figures
+     * are those of the denial it repeats.
      */
-    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock).blockCacheSize(0).build();
+    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock)
+            .timeout(Duration.ofSeconds(10)).blockCacheSize(0).build();
     private final PolicyLimiter limiter = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "policy.yaml"))
             .store(store).guard(guard).tierResolver(key -> Optional.of("t")).build();
     private final AtomicLong tries = new AtomicLong();
