@@ -1,28 +1,40 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
+import io.sluice.api.FailurePolicy;
 import io.sluice.api.Limit;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One simulation's parameters, as the {@code simulate} command's options give them.
  *
  * @param instances gateway instances behind the load balancer
- * @param store the store they keep the limit's state in
+ * @param store the store they keep the limits' state in
  * @param perInstance whether each instance has a store of its own instead of sharing one
  * @param balancer how requests are spread over the instances
  * @param permits the limit's permits per period
  * @param burst the capacity of the bucket algorithms (the windows always hold {@code permits})
  * @param period the limit's period
- * @param clients clients, each with a key (and so a limit) of its own
+ * @param alsoLimits further limits every request is checked against, whatever the algorithm of the run
+ * @param clients clients, each with a key (and so limits) of its own
  * @param ratePerSecond requests each client offers per second, on average
  * @param duration how long the simulated traffic lasts
  * @param seed fixes the arrival times and the balancer's choices
+ * @param failurePolicy what the instances answer when the store cannot decide
+ * @param outage when the store fails every call, if ever
  */
 record SimulationSettings(int instances, StoreKind store, boolean perInstance, Balancer balancer,
-                          long permits, long burst, Duration period, int clients, double ratePerSecond,
-                          Duration duration, long seed) {
+                          long permits, long burst, Duration period, List<Limit> alsoLimits, int clients,
+                          double ratePerSecond, Duration duration, long seed, FailurePolicy failurePolicy,
+                          @Nullable Outage outage) {
+
+    SimulationSettings {
+        alsoLimits = List.copyOf(alsoLimits);
+    }
 
     /**
      * The limit every instance enforces for each client under {@code algorithm}.
@@ -32,6 +44,27 @@ record SimulationSettings(int instances, StoreKind store, boolean perInstance, B
     Limit limit(Algorithm algorithm) {
         Limit limit = Limit.of(algorithm, permits, period);
         return hasBurst(algorithm) ? limit.withBurst(burst) : limit;
+    }
+
+    /**
+     * Every limit a request is checked against under {@code algorithm}: its {@link #limit}, then
+     * {@link #alsoLimits}.
+     *
+     * @throws IllegalArgumentException naming the value the algorithm cannot enforce, or a
+     *     further limit that is the same as the run's own
+     */
+    List<Limit> limits(Algorithm algorithm) {
+        List<Limit> limits = new ArrayList<>();
+        limits.add(limit(algorithm));
+        for (Limit also : alsoLimits) {
+            for (Limit earlier : limits) {
+                if (earlier.name().equals(also.name())) {
+                    throw new IllegalArgumentException("the limit " + also.name() + " is given twice");
+                }
+            }
+            limits.add(also);
+        }
+        return limits;
     }
 
     /** Whether the algorithm is a bucket, whose capacity ({@code --burst}) may differ from its permits. */

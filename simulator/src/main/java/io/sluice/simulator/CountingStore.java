@@ -1,4 +1,4 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
@@ -29,13 +29,9 @@ final class CountingStore implements Store {
         return store.capabilities();
     }
 
-
     @Override
-
     public boolean supports(Algorithm algorithm) {
-
         return store.supports(algorithm);
-
     }
 
     @Override
