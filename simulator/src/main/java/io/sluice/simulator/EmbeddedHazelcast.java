@@ -55,6 +55,6 @@ final class EmbeddedHazelcast implements StoreBackend {
 
     @Override
     public void close() {
-        member.getLifecycleService().terminate();
+        member.shutdown();
     }
 }

@@ -53,6 +53,7 @@ final class EmbeddedIgnite implements StoreBackend {
         System.setProperty("IGNITE_NO_ASCII", "true");
         System.setProperty("IGNITE_UPDATE_NOTIFIER", "false");
         System.setProperty("IGNITE_PERFORMANCE_SUGGESTIONS_DISABLED", "true");
+        System.setProperty("IGNITE_DEV_ONLY_LOGGING_DISABLED", "true");
         System.setProperty("java.net.preferIPv4Stack", "true");
         IGNITE_LOG.setLevel(Level.WARNING);
         Path work;
