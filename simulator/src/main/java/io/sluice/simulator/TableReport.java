@@ -32,9 +32,10 @@ final class TableReport implements Report {
         out.printf(Locale.ROOT, "traffic: %d clients x %s requests/s (Poisson) for %s of virtual time, seed %d%n",
                 first.clients(), SimulateCommand.plain(first.ratePerSecond()),
                 DurationConverter.format(first.duration()), first.seed());
-        if (first.outage() != null) {
+        Outage outage = first.outage();
+        if (outage != null) {
             out.printf(Locale.ROOT, "outage: the store fails every call from %s, failure policy %s%n",
-                    first.outage(), OptionConverters.optionName(first.failurePolicy()));
+                    outage, OptionConverters.optionName(first.failurePolicy()));
         }
     }
 
@@ -68,10 +69,11 @@ final class TableReport implements Report {
                         + "(the store failed or timed out)%n", result.algorithm(), result.unavailableOutsideOutage());
             }
         }
-        if (fleet.outage() == null) {
+        Outage window = fleet.outage();
+        if (window == null) {
             return;
         }
-        out.printf(Locale.ROOT, "%nduring the outage %s (failure policy %s)%n", fleet.outage(),
+        out.printf(Locale.ROOT, "%nduring the outage %s (failure policy %s)%n", window,
                 OptionConverters.optionName(fleet.failurePolicy()));
         out.printf(Locale.ROOT, "%-24s %12s %12s %12s  %s%n", "algorithm", "offered", "admitted", "denied",
                 "by reason; store deciding again after the outage");
