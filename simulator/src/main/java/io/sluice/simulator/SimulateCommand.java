@@ -27,11 +27,13 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "simulate", sortOptions = false,
         description = {
-            "Runs simulated clients through a fleet of gateway instances that share one store, "
-                    + "then through the same fleet with a store per instance, and prints for each "
-                    + "algorithm what was offered, what was admitted, the ideal (what one exact limiter "
-                    + "would admit), the error and the store calls per request.",
-            "Time is virtual: a run is deterministic for a seed and takes seconds.",
+            "Runs simulated clients through a fleet of gateway instances that share one store "
+                    + "(in-process, Redis, Hazelcast or Ignite), then, on the in-process store, through the "
+                    + "same fleet with a store per instance, and prints for each algorithm what was offered, "
+                    + "what was admitted, the ideal (what one exact limiter would admit), the error, the "
+                    + "over-admission and the store calls per request. With --outage the store fails for "
+                    + "a window of virtual time, and a second table shows what the instances decided in it.",
+            "Time is virtual: a run is deterministic for a seed, on every store.",
             ""},
         footer = {"", Ideal.DEFINITION})
 public final class SimulateCommand implements Callable<Integer> {

@@ -2,6 +2,7 @@ package io.sluice.simulator;
 
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
+import java.time.Duration;
 
 /**
  * Where a simulation's stores come from: the in-process store, a Redis the user runs, or an
@@ -11,7 +12,7 @@ import io.sluice.api.TimeSource;
 interface StoreBackend extends AutoCloseable {
 
     /** How long one store call may take, in wall-clock time, before it fails as unavailable. */
-    java.time.Duration CALL_TIMEOUT = java.time.Duration.ofSeconds(2);
+    Duration CALL_TIMEOUT = Duration.ofSeconds(2);
 
     /** A store whose decisions use {@code clock}. */
     Store open(TimeSource clock);
