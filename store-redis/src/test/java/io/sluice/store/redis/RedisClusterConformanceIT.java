@@ -12,11 +12,12 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 /** The conformance kit on a real Redis Cluster of three masters, under the virtual clock and on Redis TIME. */
 class RedisClusterConformanceIT extends StoreConformance {
 
-    private static RedisFixture redis;
+    /** Final, so that the teardown closes it (a no-op when it never started) instead of hiding why it did not. */
+    private static final RedisFixture redis = RedisFixture.cluster();
 
     @BeforeContainer
     static void startRedis() {
-        redis = RedisFixture.cluster().start();
+        redis.start();
     }
 
     @AfterContainer

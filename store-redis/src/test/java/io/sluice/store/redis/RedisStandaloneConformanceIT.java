@@ -12,11 +12,12 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 /** The conformance kit on one real Redis server, under the virtual clock and on Redis TIME. */
 class RedisStandaloneConformanceIT extends StoreConformance {
 
-    private static RedisFixture redis;
+    /** Final, so that the teardown closes it (a no-op when it never started) instead of hiding why it did not. */
+    private static final RedisFixture redis = RedisFixture.standalone();
 
     @BeforeContainer
     static void startRedis() {
-        redis = RedisFixture.standalone().start();
+        redis.start();
     }
 
     @AfterContainer

@@ -42,7 +42,7 @@ class ScriptDifferentialIT {
         3_600_000_000L, 86_400_000_000L, 366 * 86_400_000_000L};
     private static final long[] PERMITS = {1, 2, 3, 7, 10, 100, 1_000, 1_000_000, 1_000_000_000};
 
-    private static RedisFixture redis;
+    private static final RedisFixture redis = RedisFixture.standalone();
     private static RedisClient client;
     private static StatefulRedisConnection<String, String> connection;
     private static RedisCommands<String, String> raw;
@@ -51,7 +51,7 @@ class ScriptDifferentialIT {
 
     @BeforeContainer
     static void start() {
-        redis = RedisFixture.standalone().start();
+        redis.start();
         client = RedisClient.create(redis.uri());
         connection = client.connect();
         raw = connection.sync();
@@ -61,9 +61,16 @@ class ScriptDifferentialIT {
 
     @AfterContainer
     static void stop() {
-        store.close();
-        connection.close();
-        client.shutdown();
+        // Null when start() failed part way: close what was opened, and let start()'s error be the one reported.
+        if (store != null) {
+            store.close();
+        }
+        if (connection != null) {
+            connection.close();
+        }
+        if (client != null) {
+            client.shutdown();
+        }
         redis.close();
     }
 
