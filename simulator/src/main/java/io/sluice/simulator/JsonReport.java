@@ -84,6 +84,7 @@ final class JsonReport implements Report {
         field(json, "durationMicros", fleet.durationMicros()).append(", ");
         field(json, "seed", fleet.seed()).append(", ");
         field(json, "failure", quote(OptionConverters.optionName(fleet.failurePolicy()))).append(", ");
+        field(json, "blockCache", fleet.blockCache()).append(", ");
         Outage outage = fleet.outage();
         field(json, "outage", outage == null ? "null"
                 : "{\"fromMicros\": " + outage.fromMicros() + ", \"toMicros\": " + outage.toMicros() + "}");

@@ -71,7 +71,7 @@ final class OptionConverters {
         }
     }
 
-    /** {@code --failure}: {@code open} or {@code closed}, the rate limiters' {@link FailurePolicy}. */
+    /** {@code --failure}: {@code closed}, {@code fallback} or {@code open}, the rate limiters' {@link FailurePolicy}. */
     static final class FailurePolicyConverter implements ITypeConverter<FailurePolicy> {
         @Override
         public FailurePolicy convert(String value) {

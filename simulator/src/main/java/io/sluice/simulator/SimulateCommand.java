@@ -124,9 +124,15 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--failure", paramLabel = "POLICY", defaultValue = "closed",
             converter = OptionConverters.FailurePolicyConverter.class,
-            description = "What an instance answers when the store cannot decide: open (admit) or "
-                    + "closed (deny); default ${DEFAULT-VALUE}.")
+            description = "What an instance answers when the store cannot decide: closed (deny), fallback "
+                    + "(decide in the instance on 1/instances of each limit) or open (admit); "
+                    + "default ${DEFAULT-VALUE}.")
     private FailurePolicy failurePolicy;
+
+    @Option(names = "--block-cache",
+            description = "Each instance answers a denial that still holds (until its retry-after) from its "
+                    + "block cache, without a store call.")
+    private boolean blockCache;
 
     @Option(names = "--json", description = "Print the results as one JSON document instead of tables.")
     private boolean json;
@@ -187,7 +193,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         SimulationSettings settings = new SimulationSettings(instances, store, perInstance, balancer, permits,
                 burst != null ? burst : permits, period, alsoLimits, clients, rate != null ? rate : defaultRate(),
-                duration, seed, failurePolicy, outage);
+                duration, seed, failurePolicy, blockCache, outage);
         for (Algorithm algorithm : selected) {
             List<Limit> limits;
             try {

@@ -6,6 +6,7 @@ import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.RateLimiterBuilder;
 import io.sluice.api.Store;
+import io.sluice.core.StoreGuard;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,8 +21,10 @@ import java.util.function.IntSupplier;
 /**
  * Runs simulated traffic through a fleet of gateway instances in virtual time: each client
  * sends Poisson arrivals, the balancer hands each request to an instance, and the instance's
- * rate limiter decides it on the store. One thread, one clock that jumps from arrival to
- * arrival, so a seed fixes every figure.
+ * rate limiter decides it on the store, through {@code sluice-core}'s request path (block
+ * cache, circuit breaker, failure policy with its in-process fallback). One thread, one clock
+ * that jumps from arrival to arrival and drives the stores and that path alike, so a seed
+ * fixes every figure.
  */
 final class Simulation {
 
@@ -59,24 +62,36 @@ final class Simulation {
         long offeredInOutage = 0;
         Map<Decision.Reason, Long> admittedInOutage = new EnumMap<>(Decision.Reason.class);
         Map<Decision.Reason, Long> deniedInOutage = new EnumMap<>(Decision.Reason.class);
-        List<CountingStore> stores = new ArrayList<>();
+        // Each instance reaches its store through a counter and, in an outage, a failing store of
+        // its own (so that each instance's return to the store is seen), then its own guard:
+        // block cache, circuit breaker and failure policy, as a gateway instance has.
+        StoreGuard guard = StoreGuard.custom()
+                .instances(settings.instancesPerStore())
+                .blockCacheSize(settings.blockCache() ? StoreGuard.DEFAULT_BLOCK_CACHE_SIZE : 0)
+                .timeout(StoreBackend.CALL_TIMEOUT)
+                .storeName(settings.store().optionName())
+                .clockForTesting(clock)
+                .build();
+        List<Store> stores = new ArrayList<>();
+        List<CountingStore> counters = new ArrayList<>();
         List<OutageStore> failingStores = new ArrayList<>();
         try {
             List<RateLimiter> instances = new ArrayList<>(settings.instances());
             for (int i = 0; i < settings.instances(); i++) {
                 if (settings.perInstance() || stores.isEmpty()) {
-                    Store store = backend.open(clock);
-                    if (outage != null) {
-                        OutageStore failing = new OutageStore(store, clock, START_MICROS, outage);
-                        failingStores.add(failing);
-                        store = failing;
-                    }
-                    stores.add(new CountingStore(store));
+                    stores.add(backend.open(clock));
                 }
+                Store store = stores.get(stores.size() - 1);
+                if (outage != null) {
+                    OutageStore failing = new OutageStore(store, clock, START_MICROS, outage);
+                    failingStores.add(failing);
+                    store = failing;
+                }
+                CountingStore counter = new CountingStore(store);
+                counters.add(counter);
                 RateLimiterBuilder builder = RateLimiter.builder();
                 limits.forEach(builder::limit);
-                instances.add(builder.store(stores.get(stores.size() - 1))
-                        .failurePolicy(settings.failurePolicy()).build());
+                instances.add(builder.store(counter).failurePolicy(settings.failurePolicy()).layer(guard).build());
             }
             while (!arrivals.isEmpty() && arrivals.peek().nextArrivalMicros() < endMicros) {
                 ClientTraffic client = arrivals.poll();
@@ -93,7 +108,8 @@ final class Simulation {
                 arrivals.add(client);
             }
         } finally {
-            stores.forEach(CountingStore::close);
+            // The stores themselves: the wrappers of a shared store would close it once per instance.
+            stores.forEach(Store::close);
         }
         long offered = 0;
         long admitted = 0;
@@ -105,7 +121,7 @@ final class Simulation {
             idealAdmitted += client.ideal();
             overAdmitted += client.overAdmitted();
         }
-        long storeCalls = stores.stream().mapToLong(CountingStore::applyCalls).sum();
+        long storeCalls = counters.stream().mapToLong(CountingStore::applyCalls).sum();
         SimulationResult.OutageFigures outageFigures = outage == null ? null
                 : new SimulationResult.OutageFigures(offeredInOutage, admittedInOutage, deniedInOutage,
                         storeBackAfterMicros(failingStores));
@@ -113,7 +129,7 @@ final class Simulation {
                 unavailableOutsideOutage, outageFigures);
     }
 
-    // The latest of the stores' returns: when every instance's store was deciding again.
+    // The latest of the instances' returns to the store: when every instance used it again.
     private static long storeBackAfterMicros(List<OutageStore> stores) {
         long latest = OutageStore.NOT_BACK;
         for (OutageStore store : stores) {

@@ -25,12 +25,13 @@ import org.jspecify.annotations.Nullable;
  * @param duration how long the simulated traffic lasts
  * @param seed fixes the arrival times and the balancer's choices
  * @param failurePolicy what the instances answer when the store cannot decide
+ * @param blockCache whether each instance answers a denial that still holds from its block cache
  * @param outage when the store fails every call, if ever
  */
 record SimulationSettings(int instances, StoreKind store, boolean perInstance, Balancer balancer,
                           long permits, long burst, Duration period, List<Limit> alsoLimits, int clients,
                           double ratePerSecond, Duration duration, long seed, FailurePolicy failurePolicy,
-                          @Nullable Outage outage) {
+                          boolean blockCache, @Nullable Outage outage) {
 
     SimulationSettings {
         alsoLimits = List.copyOf(alsoLimits);
@@ -75,6 +76,11 @@ record SimulationSettings(int instances, StoreKind store, boolean perInstance, B
     /** The simulated traffic's length in microseconds. */
     long durationMicros() {
         return duration.getSeconds() * 1_000_000L + duration.getNano() / 1_000;
+    }
+
+    /** How many instances share each store: all of them, or one with a store per instance. */
+    int instancesPerStore() {
+        return perInstance ? 1 : instances;
     }
 
     /** How many requests all clients offer together, on average. */

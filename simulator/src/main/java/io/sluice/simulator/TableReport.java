@@ -32,6 +32,9 @@ final class TableReport implements Report {
         out.printf(Locale.ROOT, "traffic: %d clients x %s requests/s (Poisson) for %s of virtual time, seed %d%n",
                 first.clients(), SimulateCommand.plain(first.ratePerSecond()),
                 DurationConverter.format(first.duration()), first.seed());
+        if (first.blockCache()) {
+            out.println("block cache: on (an instance answers a denial that still holds without a store call)");
+        }
         Outage outage = first.outage();
         if (outage != null) {
             out.printf(Locale.ROOT, "outage: the store fails every call from %s, failure policy %s%n",

@@ -43,6 +43,7 @@ class JsonReportTest {
         assertThat(settings.get("durationMicros").asLong()).isEqualTo(2_000_000L);
         assertThat(settings.get("seed").asLong()).isEqualTo(1L);
         assertThat(settings.get("failure").asText()).isEqualTo("closed");
+        assertThat(settings.get("blockCache").asBoolean()).isFalse();
         assertThat(settings.get("outage").isNull()).isTrue();
         JsonNode limits = settings.get("limits");
         assertThat(limits).hasSize(2);
@@ -75,9 +76,10 @@ class JsonReportTest {
     @Test
     void anOutageReportsItsWindowAndTheDecisionsInItByReason() throws Exception {
         JsonNode run = runJson("--json", "--shared", "--instances", "4", "--clients", "2", "--duration", "3s",
-                "--algorithm", "gcra", "--outage", "1s..2s", "--failure", "open").get("runs").get(0);
+                "--algorithm", "gcra", "--outage", "1s..2s", "--failure", "open", "--block-cache").get("runs").get(0);
 
         assertThat(run.get("settings").get("failure").asText()).isEqualTo("open");
+        assertThat(run.get("settings").get("blockCache").asBoolean()).isTrue();
         assertThat(run.get("settings").get("outage").get("fromMicros").asLong()).isEqualTo(1_000_000L);
         assertThat(run.get("settings").get("outage").get("toMicros").asLong()).isEqualTo(2_000_000L);
         JsonNode outage = run.get("outage");

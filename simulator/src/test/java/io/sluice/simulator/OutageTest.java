@@ -21,7 +21,7 @@ class OutageTest {
     private static SimulationSettings settings(FailurePolicy failurePolicy) {
         return new SimulationSettings(20, StoreKind.LOCAL, false, Balancer.ROUND_ROBIN, 100, 100,
                 Duration.ofSeconds(1), List.of(), 3, 400, Duration.ofSeconds(5), 11, failurePolicy,
-                new Outage(1_000_000, 3_000_000));
+                false, new Outage(1_000_000, 3_000_000));
     }
 
     private static SimulationResult run(SimulationSettings settings) {
@@ -77,11 +77,26 @@ class OutageTest {
         assertThat(outage.admitted()).isEmpty();
         assertThat(outage.denied()).containsOnlyKeys(Decision.Reason.STORE_UNAVAILABLE)
                 .containsEntry(Decision.Reason.STORE_UNAVAILABLE, outage.offered());
-        assertThat(outage.storeBackAfterMicros()).isBetween(0L, 10_000L);
+        // Each instance's breaker waits 500 ms of virtual time before it probes the store again.
+        assertThat(outage.storeBackAfterMicros()).isBetween(0L, 1_000_000L);
         assertThat(result.overAdmitted()).isZero();
         assertThat(result.unavailableOutsideOutage()).isZero();
-        // Every request reached the (failing) store: no breaker, no block cache in front of it.
-        assertThat(result.storeCalls()).isEqualTo(result.offered());
+        // The open breakers kept most of the outage's requests away from the failing store.
+        assertThat(result.storeCalls()).isLessThan(result.offered() - outage.offered() / 2);
+    }
+
+    @Test
+    void theFallbackAdmitsAboutTheLimitAcrossTheInstancesDuringTheOutage() {
+        SimulationResult result = run(settings(FailurePolicy.FALLBACK));
+
+        SimulationResult.OutageFigures outage = result.outage();
+        assertThat(outage).isNotNull();
+        assertThat(outage.admitted()).containsOnlyKeys(Decision.Reason.FALLBACK);
+        assertThat(outage.denied()).containsOnlyKeys(Decision.Reason.FALLBACK);
+        // Per client, 20 instances x a share of 5 per second (burst 5) over the 2 s outage: at most
+        // the whole burst of 100 plus 200, and far more than nothing.
+        assertThat(outage.admittedTotal()).isBetween(3 * 150L, 3 * 300L);
+        assertThat(outage.storeBackAfterMicros()).isBetween(0L, 1_000_000L);
     }
 
     @Test
@@ -102,7 +117,7 @@ class OutageTest {
         SimulationSettings withOutage = settings(FailurePolicy.FAIL_CLOSED);
         SimulationSettings without = new SimulationSettings(20, StoreKind.LOCAL, false, Balancer.ROUND_ROBIN, 100,
                 100, Duration.ofSeconds(1), List.of(), 3, 400, Duration.ofSeconds(5), 11, FailurePolicy.FAIL_CLOSED,
-                null);
+                false, null);
 
         SimulationResult result = run(without);
 

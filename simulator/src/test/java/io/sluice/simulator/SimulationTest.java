@@ -24,7 +24,7 @@ class SimulationTest {
 
     private static SimulationSettings settings(boolean perInstance, Balancer balancer, double rate, long seed) {
         return new SimulationSettings(INSTANCES, StoreKind.LOCAL, perInstance, balancer, PERMITS, PERMITS, PERIOD,
-                List.of(), 3, rate, Duration.ofSeconds(5), seed, FailurePolicy.FAIL_CLOSED, null);
+                List.of(), 3, rate, Duration.ofSeconds(5), seed, FailurePolicy.FAIL_CLOSED, false, null);
     }
 
     private static SimulationResult run(SimulationSettings settings, Algorithm algorithm) {
@@ -81,7 +81,7 @@ class SimulationTest {
     void theSlidingWindowCounterStaysNearTheExactSlidingWindow() {
         SimulationSettings nearTheLimit = new SimulationSettings(INSTANCES, StoreKind.LOCAL, false,
                 Balancer.ROUND_ROBIN, PERMITS, PERMITS, PERIOD, List.of(), 3, 1.2 * PERMITS, Duration.ofSeconds(20),
-                7, FailurePolicy.FAIL_CLOSED, null);
+                7, FailurePolicy.FAIL_CLOSED, false, null);
 
         SimulationResult result = run(nearTheLimit, Algorithms.SLIDING_WINDOW_COUNTER);
 
@@ -107,6 +107,23 @@ class SimulationTest {
         // The lightly loaded instances never reach their own limit, so the fleet admits less
         // than 20 times the ideal, yet far more than it.
         assertThat(skewed.timesIdeal()).as("%s", skewed).isBetween(5.0, 0.95 * INSTANCES);
+    }
+
+    @Test
+    void theBlockCacheSavesStoreCallsWithoutChangingADecision() {
+        SimulationSettings plain = settings(false, Balancer.RANDOM, 3);
+        SimulationSettings cached = new SimulationSettings(INSTANCES, StoreKind.LOCAL, false, Balancer.RANDOM, PERMITS,
+                PERMITS, PERIOD, List.of(), 3, RATE, Duration.ofSeconds(5), 3, FailurePolicy.FAIL_CLOSED, true, null);
+
+        for (Algorithm algorithm : Algorithms.all()) {
+            SimulationResult withoutCache = run(plain, algorithm);
+            SimulationResult withCache = run(cached, algorithm);
+
+            assertThat(withCache.admitted()).as("%s", withCache).isEqualTo(withoutCache.admitted());
+            assertThat(withCache.overAdmitted()).isEqualTo(withoutCache.overAdmitted());
+            // Far above the limit, most requests are denials an instance already knows of.
+            assertThat(withCache.storeCallsPerRequest()).as("%s", withCache).isLessThan(0.5);
+        }
     }
 
     @Test
