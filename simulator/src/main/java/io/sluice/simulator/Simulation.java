@@ -101,7 +101,8 @@ final class Simulation {
                 if (outage != null && outage.covers(clock.nowMicros() - START_MICROS)) {
                     offeredInOutage++;
                     (decision.allowed() ? admittedInOutage : deniedInOutage).merge(decision.reason(), 1L, Long::sum);
-                } else if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE) {
+                } else if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE
+                        || decision.reason() == Decision.Reason.FALLBACK) {
                     unavailableOutsideOutage++;
                 }
                 client.record(decision.allowed());

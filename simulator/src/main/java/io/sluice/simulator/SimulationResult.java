@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * @param ideal requests one exact limiter would admit of the same traffic ({@link Ideal})
  * @param overAdmitted requests admitted beyond each client's ideal, summed over the clients
  * @param storeCalls decisions the instances asked their stores for
- * @param unavailableOutsideOutage decisions the store could not make outside the outage (timeouts, errors)
+ * @param unavailableOutsideOutage decisions outside the outage that the store did not make
+ *     ({@code STORE_UNAVAILABLE} or {@code FALLBACK}): a failure, a timeout, or a circuit breaker
+ *     that stays open for a while after the outage
  * @param outage what happened during the outage, when there was one
  */
 record SimulationResult(String algorithm, long offered, long admitted, long ideal, long overAdmitted,

@@ -68,8 +68,9 @@ final class TableReport implements Report {
     public void endFleet(SimulationSettings fleet) {
         for (SimulationResult result : fleetResults) {
             if (result.unavailableOutsideOutage() > 0) {
-                out.printf(Locale.ROOT, "%s: %,d decisions outside any outage were STORE_UNAVAILABLE "
-                        + "(the store failed or timed out)%n", result.algorithm(), result.unavailableOutsideOutage());
+                out.printf(Locale.ROOT, "%s: %,d decisions outside the outage were not the store's "
+                        + "(STORE_UNAVAILABLE or FALLBACK: it failed or timed out, or a breaker was still open "
+                        + "after the outage)%n", result.algorithm(), result.unavailableOutsideOutage());
             }
         }
         Outage window = fleet.outage();

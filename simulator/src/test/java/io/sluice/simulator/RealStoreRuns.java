@@ -52,7 +52,10 @@ final class RealStoreRuns {
         }
     }
 
-    /** Fail-closed denies every request of the outage, and the store decides again as soon as it is back. */
+    /**
+     * Fail-closed denies every request of the outage, and every instance uses the store again
+     * within 1 s of its return (its breaker's wait, 500 ms of virtual time, and the next request).
+     */
     static void assertOutageFailsClosed(List<String> storeOptions) throws Exception {
         JsonNode run = simulate(storeOptions, "--algorithm", "token-bucket", "--outage", "500ms..1500ms",
                 "--failure", "closed").get(0);
@@ -64,6 +67,23 @@ final class RealStoreRuns {
                 .isEqualTo(outage.get("offered").asLong());
         assertThat(outage.get("storeBackAfterMicros").asLong()).isBetween(0L, 1_000_000L);
         assertThat(run.get("overAdmitted").asLong()).isZero();
-        assertThat(run.get("unavailableOutsideOutage").asLong()).isZero();
+    }
+
+    /**
+     * The fallback admits, during a 1 s outage, at most what the limit allows the fleet (each of
+     * 20 instances a share of 5 per second, burst 5: per client the burst of 100 plus 100), and
+     * no less than the burst.
+     */
+    static void assertOutageFallsBack(List<String> storeOptions) throws Exception {
+        JsonNode run = simulate(storeOptions, "--algorithm", "token-bucket", "--outage", "500ms..1500ms",
+                "--failure", "fallback").get(0);
+
+        JsonNode outage = run.get("outage");
+        long admitted = outage.get("admitted").get("total").asLong();
+        assertThat(outage.get("admitted").get("byReason").get("FALLBACK").asLong()).isEqualTo(admitted);
+        assertThat(outage.get("denied").get("byReason").get("FALLBACK").asLong())
+                .isEqualTo(outage.get("denied").get("total").asLong());
+        assertThat(admitted).isBetween(2 * 100L, 2 * 200L);
+        assertThat(outage.get("storeBackAfterMicros").asLong()).isBetween(0L, 1_000_000L);
     }
 }

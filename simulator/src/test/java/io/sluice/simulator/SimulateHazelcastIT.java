@@ -17,4 +17,9 @@ class SimulateHazelcastIT {
     void anOutageFailsClosedAndTheMemberDecidesAgainWhenItEnds() throws Exception {
         RealStoreRuns.assertOutageFailsClosed(HAZELCAST);
     }
+
+    @Test
+    void anOutageFallsBackToAShareOfTheLimitPerInstance() throws Exception {
+        RealStoreRuns.assertOutageFallsBack(HAZELCAST);
+    }
 }

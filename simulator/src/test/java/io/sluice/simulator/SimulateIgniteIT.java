@@ -17,4 +17,9 @@ class SimulateIgniteIT {
     void anOutageFailsClosedAndTheNodeDecidesAgainWhenItEnds() throws Exception {
         RealStoreRuns.assertOutageFailsClosed(IGNITE);
     }
+
+    @Test
+    void anOutageFallsBackToAShareOfTheLimitPerInstance() throws Exception {
+        RealStoreRuns.assertOutageFallsBack(IGNITE);
+    }
 }

@@ -30,4 +30,9 @@ class SimulateRedisIT {
         // A second command on the same server starts from empty limits: the same figures again.
         RealStoreRuns.assertAccurate(redis());
     }
+
+    @Test
+    void anOutageFallsBackToAShareOfTheLimitPerInstance() throws Exception {
+        RealStoreRuns.assertOutageFallsBack(redis());
+    }
 }
