@@ -36,7 +36,7 @@ enum StoreKind {
             if (redis == null) {
                 throw new IllegalArgumentException("--store redis needs --redis URI, such as redis://127.0.0.1:6379");
             }
-            return new StoreBackend() {
+            StoreBackend backend = new StoreBackend() {
                 @Override
                 public Store open(TimeSource clock) {
                     return RedisStore.standalone(redis).commandTimeout(CALL_TIMEOUT).clockForTesting(clock).build();
@@ -46,6 +46,9 @@ enum StoreKind {
                 public void close() {
                 }
             };
+            // Connect once now, so that a Redis that cannot be reached fails the command before any output.
+            backend.open(() -> Simulation.START_MICROS).close();
+            return backend;
         }
     },
 

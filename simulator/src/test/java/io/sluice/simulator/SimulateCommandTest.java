@@ -3,6 +3,7 @@ package io.sluice.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
+import java.net.ServerSocket;
 import java.io.StringWriter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -100,6 +101,21 @@ class SimulateCommandTest {
         assertThat(exitCode).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(err.toString()).contains(message).contains("Usage: simulate");
         assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void aRedisThatCannotBeReachedFailsTheCommandBeforeAnyOutput() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+
+        int exitCode = run("--store", "redis", "--redis", "redis://127.0.0.1:" + closedPort);
+
+        assertThat(exitCode).isEqualTo(CommandLine.ExitCode.SOFTWARE);
+        assertThat(out.toString()).isEmpty();
+        assertThat(err.toString()).contains("simulate on the redis store failed")
+                .contains("RedisConnectionException");
     }
 
     @Test
