@@ -16,10 +16,18 @@ import org.jspecify.annotations.Nullable;
  * Limit perDay = Limit.of(Algorithms.FIXED_WINDOW, 1_000_000, Duration.ofDays(1)).named("daily");
  * }</pre>
  *
- * <p>A limit's {@linkplain #name() name} identifies its state in a store: two limiters
- * whose limits share a name share that state for the same key. Its
- * {@linkplain #failurePolicy() failure policy} says what to answer while the store cannot
- * decide; it is not part of the state, so it takes no part in {@link #equals}.
+ * <p>A limit's {@linkplain #name() name} identifies its state within one store: requests
+ * for the same key against limits of the same name read and charge the same state. So two
+ * limiters share state exactly when both were given a store on the same back end with
+ * {@link RateLimiterBuilder#store} (the same {@link Store} object, or stores on the same
+ * Redis, Hazelcast map or Ignite cache) and their limits have the same name. A limiter built
+ * without {@code store(...)} gets an embedded store of its own and shares nothing with any
+ * other limiter, whatever its limits are named. The name is the state's only identity: a
+ * limit of the same name with other permits, period or algorithm reads the state as it is
+ * (as when a tier changes), and a renamed limit starts from no state.
+ *
+ * <p>Its {@linkplain #failurePolicy() failure policy} says what to answer while the store
+ * cannot decide; it is not part of the state, so it takes no part in {@link #equals}.
  */
 public final class Limit {
 

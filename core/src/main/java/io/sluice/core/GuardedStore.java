@@ -180,11 +180,6 @@ final class GuardedStore implements Store {
     }
 
     @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return store.holdsState(key, limit);
-    }
-
-    @Override
     public void close() {
         fallback.close();
         store.close();

@@ -18,6 +18,8 @@ final class PathPattern {
 
     private static final Pattern LITERAL = Pattern.compile("[A-Za-z0-9\\-._~!$&'()+,=:@%]+");
     private static final Pattern VARIABLE = Pattern.compile("\\{[A-Za-z_][A-Za-z0-9_]*}");
+    /** What some servers take for a separator inside a segment: an encoded slash, a backslash, encoded or not. */
+    private static final Pattern OTHER_SEPARATORS = Pattern.compile("%2F|%5C|\\\\");
 
     private final String text;
     /** Literal segments; {@code null} for a one-segment wildcard ({@code *} or a variable). */
@@ -113,26 +115,28 @@ final class PathPattern {
     }
 
     /**
-     * A request path as the server behind the limiter reads it. Servers differ only on an
-     * encoded slash ({@code %2F}): Jetty and Tomcat refuse it by default, some keep it inside
-     * its segment, others (and proxies in front) decode it to a separator. Such a path is
-     * read both ways and matches a pattern that either reading matches, so that encoding a
-     * slash never dodges a rule.
+     * A request path as the server behind the limiter reads it. Servers differ on an encoded
+     * slash ({@code %2F}) and on a backslash ({@code \}, {@code %5C}): Jetty and Tomcat refuse
+     * them by default, some servers keep them inside their segment, others (and proxies in
+     * front) take them for a separator. Such a path is read both ways and matches a pattern
+     * that either reading matches, so that no spelling of a separator dodges a rule.
      *
-     * @param segments the path with an encoded slash kept in its segment
-     * @param slashesDecoded the path with encoded slashes as separators; {@code null} when it has none
+     * @param segments the path with encoded slashes and backslashes kept in their segment
+     * @param slashesDecoded the path with them as separators; {@code null} when it has none
      */
     record RequestPath(List<String> segments, @Nullable List<String> slashesDecoded) {
 
         /** Normalizes a request path once, for matching against every pattern. */
         static RequestPath of(String path) {
             List<String> segments = normalize(path, false);
-            return new RequestPath(segments, hasEncodedSlash(segments) ? normalize(path, true) : null);
+            return new RequestPath(segments, hasOtherSeparator(segments) ? normalize(path, true) : null);
         }
 
-        private static boolean hasEncodedSlash(List<String> segments) {
+        /** A scan rather than {@link #OTHER_SEPARATORS}: this runs for every request. */
+        private static boolean hasOtherSeparator(List<String> segments) {
             for (String segment : segments) {
-                if (segment.contains("%2F")) {
+                // Normalized segments spell the hex of what stays encoded in upper case.
+                if (segment.indexOf('\\') >= 0 || segment.contains("%2F") || segment.contains("%5C")) {
                     return true;
                 }
             }
@@ -148,7 +152,7 @@ final class PathPattern {
      * {@code %2e} is a dot; empty segments (a double or a trailing slash) are dropped; and
      * {@code .} and {@code ..} are resolved (RFC 3986 5.2.4). So
      * {@code /v1//x/..;p/%72eports;jsessionid=1/} is {@code /v1/reports}. An encoded slash
-     * stays in its segment (as {@code %2F}); see {@link RequestPath} for the other reading.
+     * or a backslash stays in its segment; see {@link RequestPath} for the other reading.
      */
     static List<String> normalize(String path) {
         return normalize(path, false);
@@ -173,7 +177,7 @@ final class PathPattern {
             int nameEnd = parameter >= 0 && parameter < segmentEnd ? parameter : segmentEnd;
             String segment = normalizeSegment(path.substring(start, nameEnd));
             if (decodeSlashes) {
-                for (String part : segment.split("%2F", -1)) {
+                for (String part : OTHER_SEPARATORS.split(segment, -1)) {
                     append(result, part);
                 }
             } else {

@@ -73,11 +73,6 @@ final class OutageStore implements Store, InstanceCount {
     }
 
     @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return real.holdsState(key, limit);
-    }
-
-    @Override
     public void close() {
         real.close();
     }

@@ -340,11 +340,6 @@ abstract class PolicyLimiterContract {
         }
 
         @Override
-        public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-        }
-
-        @Override
         public void close() {
         }
     }

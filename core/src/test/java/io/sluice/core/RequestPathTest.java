@@ -3,6 +3,9 @@ package io.sluice.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.api.Store;
+import io.sluice.store.local.LocalStore;
+import io.sluice.testkit.VirtualClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,9 +15,9 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * A request path is matched as the server behind the limiter reads it, so that no spelling
@@ -57,10 +60,27 @@ class RequestPathTest {
         "//v1///reports", "/v1/reports/", "/v1/reports//", "/v1/reports/;x",
         // an encoded slash, which some servers decode to a separator
         "/v1%2Freports", "/v1%2freports", "/v1/x%2F..%2Freports",
+        // a backslash, encoded or not, which some servers take for a separator
+        "/v1\\reports", "/v1%5creports", "/v1%5Cx\\..%2Freports",
         // query and fragment
         "/v1/reports?next=/v1/other", "/v1/reports#top", "/v1/reports;p?q=1"})
     void everySpellingOfThePathHitsItsRule(String path) {
         assertThat(ruleOf(path)).isEqualTo("reports");
+    }
+
+    @Test
+    void aPathParameterNoLongerSkipsTheEndpointsCost() {
+        VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            PolicyLimiter limiter = PolicyLimiter.builder().config(POLICY).store(store).build();
+
+            PolicyDecision decision = limiter.decide(
+                    ApiRequest.of("pro-key", "192.0.2.1", "POST", "/v1/reports;jsessionid=abc"));
+
+            assertThat(decision.endpoint()).contains("reports");
+            assertThat(decision.cost()).isEqualTo(10);
+            assertThat(decision.decision().orElseThrow().remaining()).isEqualTo(100 - 10);
+        }
     }
 
     @Test
@@ -106,8 +126,11 @@ class RequestPathTest {
         assertThat(ruleOf(variant)).as(variant).isEqualTo(ruleOf(canonical));
     }
 
+    /** What some servers take for a separator inside a segment. */
+    static final List<String> OTHER_SEPARATORS = List.of("%2F", "%2f", "%5C", "%5c", "\\");
+
     @Property(tries = 1_000)
-    void anEncodedSlashNeverMovesAPathToALaterRule(@ForAll("paths") List<String> path, @ForAll long seed) {
+    void anEncodedSlashOrABackslashNeverMovesAPathToALaterRule(@ForAll("paths") List<String> path, @ForAll long seed) {
         if (path.size() < 2) {
             return;
         }
@@ -115,7 +138,8 @@ class RequestPathTest {
         int joined = random.nextInt(path.size() - 1);
         StringBuilder variant = new StringBuilder();
         for (int i = 0; i < path.size(); i++) {
-            variant.append(i == joined + 1 ? (random.nextBoolean() ? "%2F" : "%2f") : "/").append(path.get(i));
+            variant.append(i == joined + 1 ? OTHER_SEPARATORS.get(random.nextInt(OTHER_SEPARATORS.size())) : "/")
+                    .append(path.get(i));
         }
         String canonical = "/" + String.join("/", path);
 

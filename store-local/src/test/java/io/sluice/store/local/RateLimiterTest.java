@@ -142,11 +142,6 @@ class RateLimiterTest {
         }
 
         @Override
-        public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-        }
-
-        @Override
         public void close() {
         }
     }
