@@ -2,6 +2,7 @@ package io.sluice.simulator;
 
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
@@ -12,7 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A store that is down for a window of virtual time: every call in the {@link Outage} fails
+ * A store that is down for a window of virtual time: every call (a decision, a lease taken
+ * or given back) in the {@link Outage} fails
  * with a {@link StoreUnavailableException}, as an unreachable store's would, and every call
  * outside it goes to the real store. It also notes when the store first decided again after
  * the outage, to show how soon a limiter uses the store again.
@@ -49,8 +51,7 @@ final class OutageStore implements Store {
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         long offset = clock.nowMicros() - startMicros;
         if (outage.covers(offset)) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException(
-                    "simulated outage " + outage + " at " + DurationConverter.formatMicros(offset)));
+            return down(offset);
         }
         CompletionStage<Decision> decision = store.tryAcquire(key, limits, cost);
         if (offset < outage.toMicros() || firstDecisionAfterOutageMicros != NOT_BACK) {
@@ -67,6 +68,23 @@ final class OutageStore implements Store {
     }
 
     @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        long offset = clock.nowMicros() - startMicros;
+        return outage.covers(offset) ? down(offset) : store.lease(key, limits, maxTokens);
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        long offset = clock.nowMicros() - startMicros;
+        return outage.covers(offset) ? down(offset) : store.giveBack(key, limits, lease, unusedTokens);
+    }
+
+    private <T> CompletionStage<T> down(long offsetMicros) {
+        return CompletableFuture.failedFuture(new StoreUnavailableException(
+                "simulated outage " + outage + " at " + DurationConverter.formatMicros(offsetMicros)));
+    }
+
+    @Override
     public StoreCapabilities capabilities() {
         return store.capabilities();
     }
@@ -74,11 +92,6 @@ final class OutageStore implements Store {
     @Override
     public boolean supports(Algorithm algorithm) {
         return store.supports(algorithm);
-    }
-
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return store.holdsState(key, limit);
     }
 
     @Override

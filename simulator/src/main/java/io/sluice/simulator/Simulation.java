@@ -122,7 +122,7 @@ final class Simulation {
             idealAdmitted += client.ideal();
             overAdmitted += client.overAdmitted();
         }
-        long storeCalls = counters.stream().mapToLong(CountingStore::applyCalls).sum();
+        long storeCalls = counters.stream().mapToLong(CountingStore::calls).sum();
         SimulationResult.OutageFigures outageFigures = outage == null ? null
                 : new SimulationResult.OutageFigures(offeredInOutage, admittedInOutage, deniedInOutage,
                         storeBackAfterMicros(failingStores));
