@@ -73,8 +73,9 @@ final class ConfigParser {
         if (root == null) {
             throw new PolicyConfigException(file, 1, "the file is empty", null);
         }
+        // store and http configure the program that hosts the limiter (the sluice gateway), which reads them.
         Fields top = fields(root, "the policy", Set.of("shadow", "failure-policy", "tiers", "anonymous",
-                "api-keys", "endpoints"));
+                "api-keys", "endpoints", "store", "http"));
 
         boolean shadow = top.has("shadow") && bool(top.get("shadow"));
         FailurePolicy failurePolicy = top.has("failure-policy")

@@ -12,17 +12,18 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * The {@code sluice} program, the gateway's entry point. Its subcommand {@code simulate}
- * runs a simulated fleet of gateway instances on one store and compares what they admit
- * with what one exact limiter would.
+ * The {@code sluice} program. Its subcommands: {@code gateway} runs a rate-limiting reverse
+ * proxy in front of an API; {@code simulate} runs a simulated fleet of gateway instances on one
+ * store and compares what they admit with what one exact limiter would.
  *
  * <pre>{@code
+ * java -jar sluice-gateway.jar gateway --config sluice.yaml --upstream http://localhost:3000
  * java -jar sluice-gateway.jar simulate --instances 20 --balancer skewed
  * }</pre>
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Sluice.Version.class,
         description = "Distributed rate limiting for public APIs.",
-        subcommands = {SimulateCommand.class})
+        subcommands = {GatewayCommand.class, SimulateCommand.class})
 public final class Sluice implements Runnable {
 
     @Spec

@@ -51,6 +51,11 @@ public final class ClientIdentity {
         return new Builder();
     }
 
+    /** The header that carries API keys, if any. */
+    public Optional<String> apiKeyHeader() {
+        return Optional.ofNullable(apiKeyHeader);
+    }
+
     /** The API key of the request, empty when it carries none. */
     public Optional<String> apiKey(HttpRequestView request) {
         if (apiKeyHeader != null) {

@@ -1,14 +1,17 @@
 package io.sluice.http;
 
-/** Writes the few JSON values the problem bodies need (strings, escaped as RFC 8259 says). */
-final class Json {
+/**
+ * Writes JSON strings and string members, escaped as RFC 8259 says: for the problem bodies
+ * and the gateway's admin answers, which need no JSON library.
+ */
+public final class Json {
 
     private Json() {
     }
 
-    /** Appends {@code ,"name":"value"} (without the comma after an opening brace). */
-    static void member(StringBuilder out, String name, String value) {
-        if (out.charAt(out.length() - 1) != '{') {
+    /** Appends {@code ,"name":"value"} (without the comma right after an opening brace or bracket). */
+    public static void member(StringBuilder out, String name, String value) {
+        if (out.charAt(out.length() - 1) != '{' && out.charAt(out.length() - 1) != '[') {
             out.append(',');
         }
         string(out, name);
@@ -16,7 +19,8 @@ final class Json {
         string(out, value);
     }
 
-    static void string(StringBuilder out, String value) {
+    /** Appends {@code value} as a JSON string. */
+    public static void string(StringBuilder out, String value) {
         out.append('"');
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);

@@ -1,0 +1,147 @@
+package io.sluice.gateway;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import io.lettuce.core.RedisURI;
+import io.sluice.api.Store;
+import io.sluice.store.hazelcast.HazelcastStore;
+import io.sluice.store.ignite.IgniteStore;
+import io.sluice.store.local.LocalStore;
+import io.sluice.store.redis.RedisStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.ignite.Ignite;
+import org.apache.ignite.Ignition;
+import org.apache.ignite.configuration.IgniteConfiguration;
+import org.apache.ignite.spi.discovery.tcp.TcpDiscoverySpi;
+import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
+
+/**
+ * The store a gateway config names, opened, with whatever it needed started for it (a
+ * Hazelcast member or client, an Ignite node); closing closes the store, then those.
+ */
+final class ConfiguredStore implements AutoCloseable {
+
+    private final Store store;
+    private final String description;
+    private final List<AutoCloseable> owned;
+
+    private ConfiguredStore(Store store, String description, List<AutoCloseable> owned) {
+        this.store = store;
+        this.description = description;
+        this.owned = owned;
+    }
+
+    /** Opens the store; fails when it cannot be reached (a gateway without its store must not start). */
+    static ConfiguredStore open(GatewayConfig.StoreSettings settings) {
+        return switch (settings.kind()) {
+            case "local" -> new ConfiguredStore(LocalStore.builder().maximumSize(settings.maximumSize()).build(),
+                    "local (in-process, at most " + settings.maximumSize() + " keys)", List.of());
+            case "redis" -> redis(settings);
+            case "hazelcast" -> hazelcast(settings);
+            case "ignite" -> ignite(settings);
+            default -> throw new IllegalArgumentException("unknown store type '" + settings.kind() + "'");
+        };
+    }
+
+    private static ConfiguredStore redis(GatewayConfig.StoreSettings settings) {
+        List<RedisURI> uris = new ArrayList<>();
+        for (String uri : settings.uris()) {
+            uris.add(RedisURI.create(uri));
+        }
+        boolean cluster = "cluster".equals(settings.mode());
+        RedisStore.Builder builder = cluster ? RedisStore.cluster(uris) : RedisStore.standalone(uris.get(0));
+        if (settings.timeout() != null) {
+            builder.commandTimeout(settings.timeout());
+        }
+        // Never print a URI: it may hold a password.
+        return new ConfiguredStore(builder.build(), cluster ? "redis cluster (" + uris.size() + " seed nodes)"
+                : "redis (standalone)", List.of());
+    }
+
+    private static ConfiguredStore hazelcast(GatewayConfig.StoreSettings settings) {
+        HazelcastInstance instance;
+        if ("member".equals(settings.mode())) {
+            Config config = new Config();
+            if (settings.clusterName() != null) {
+                config.setClusterName(settings.clusterName());
+            }
+            JoinConfig join = config.getNetworkConfig().getJoin();
+            join.getMulticastConfig().setEnabled(false);
+            join.getTcpIpConfig().setEnabled(true).setMembers(settings.addresses().isEmpty()
+                    ? List.of("127.0.0.1") : settings.addresses());
+            HazelcastStore.configureSerialization(config.getSerializationConfig());
+            instance = Hazelcast.newHazelcastInstance(config);
+        } else {
+            ClientConfig config = new ClientConfig();
+            if (settings.clusterName() != null) {
+                config.setClusterName(settings.clusterName());
+            }
+            config.getNetworkConfig().setAddresses(settings.addresses());
+            instance = HazelcastClient.newHazelcastClient(config);
+        }
+        try {
+            HazelcastStore.Builder builder = HazelcastStore.builder(instance);
+            if (settings.name() != null) {
+                builder.mapName(settings.name());
+            }
+            if (settings.timeout() != null) {
+                builder.timeout(settings.timeout());
+            }
+            return new ConfiguredStore(builder.build(), "hazelcast " + settings.mode(), List.of(instance::shutdown));
+        } catch (RuntimeException e) {
+            instance.shutdown();
+            throw e;
+        }
+    }
+
+    private static ConfiguredStore ignite(GatewayConfig.StoreSettings settings) {
+        TcpDiscoveryVmIpFinder finder = new TcpDiscoveryVmIpFinder();
+        finder.setAddresses(settings.addresses().isEmpty() ? List.of("127.0.0.1:47500..47509") : settings.addresses());
+        IgniteConfiguration configuration = new IgniteConfiguration()
+                .setIgniteInstanceName("sluice-gateway-" + UUID.randomUUID())
+                .setClientMode("client".equals(settings.mode()))
+                .setDiscoverySpi(new TcpDiscoverySpi().setIpFinder(finder));
+        Ignite ignite = Ignition.start(configuration);
+        try {
+            IgniteStore.Builder builder = IgniteStore.builder(ignite);
+            if (settings.name() != null) {
+                builder.cacheName(settings.name());
+            }
+            if (settings.timeout() != null) {
+                builder.timeout(settings.timeout());
+            }
+            return new ConfiguredStore(builder.build(), "ignite " + settings.mode(), List.of(ignite::close));
+        } catch (RuntimeException e) {
+            ignite.close();
+            throw e;
+        }
+    }
+
+    Store store() {
+        return store;
+    }
+
+    /** What the store is, for logs and the admin port; never a password. */
+    String description() {
+        return description;
+    }
+
+    @Override
+    public void close() {
+        store.close();
+        for (AutoCloseable resource : owned) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                System.getLogger(ConfiguredStore.class.getName()).log(System.Logger.Level.WARNING,
+                        "stopping the store's " + description + " failed", e);
+            }
+        }
+    }
+}
