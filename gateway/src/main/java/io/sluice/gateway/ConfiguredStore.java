@@ -37,6 +37,11 @@ final class ConfiguredStore implements AutoCloseable {
         this.owned = owned;
     }
 
+    /** A store opened elsewhere (a test's, under a virtual clock), owned from now on. */
+    static ConfiguredStore of(Store store, String description) {
+        return new ConfiguredStore(store, description, List.of());
+    }
+
     /** Opens the store; fails when it cannot be reached (a gateway without its store must not start). */
     static ConfiguredStore open(GatewayConfig.StoreSettings settings) {
         return switch (settings.kind()) {

@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Server;
@@ -60,12 +61,17 @@ final class Gateway implements AutoCloseable {
      */
     static Gateway start(Settings settings) {
         GatewayConfig gatewayConfig = GatewayConfig.load(settings.config());
+        return start(settings, gatewayConfig, () -> ConfiguredStore.open(gatewayConfig.store()));
+    }
+
+    /** Starts on the store {@code openStore} opens, which the gateway then owns (tests give one under a virtual clock). */
+    static Gateway start(Settings settings, GatewayConfig gatewayConfig, Supplier<ConfiguredStore> openStore) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ConfigTracker tracker = new ConfigTracker(settings.config().toAbsolutePath().normalize(), registry);
         ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(settings.config(), tracker);
         ConfiguredStore store;
         try {
-            store = ConfiguredStore.open(gatewayConfig.store());
+            store = openStore.get();
         } catch (RuntimeException e) {
             config.close();
             throw e;
