@@ -77,7 +77,11 @@ final class GatewayCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            out.println("sluice gateway: stopping; requests in flight finish first");
+            out.flush();
             gateway.close();
+            out.println("sluice gateway: stopped");
+            out.flush();
             try {
                 if (demo != null) {
                     demo.close();
