@@ -29,9 +29,13 @@ final class Gateway implements AutoCloseable {
     /** Counters of the top-denied sketch: memory stays bounded whatever the number of clients. */
     static final int TOP_DENIED_CAPACITY = 1_000;
 
-    /** How to run: the file, the upstream, where to listen, how long shutdown may wait. */
+    /**
+     * How to run: the file, the upstream, where to listen, how long shutdown may wait, and
+     * whether to limit at all (without, the same proxy forwards everything: the baseline that
+     * the limiter's added latency is measured against).
+     */
     record Settings(Path config, URI upstream, String host, int port, String adminHost, int adminPort,
-                    Duration shutdownTimeout) {
+                    Duration shutdownTimeout, boolean limiting) {
         Settings {
             Objects.requireNonNull(config, "config");
             Objects.requireNonNull(upstream, "upstream");
@@ -86,7 +90,8 @@ final class Gateway implements AutoCloseable {
             proxy.addConnector(connector(proxy, settings.host(), settings.port()));
             ProxyHandler.Reverse forward = new ProxyHandler.Reverse(request -> upstreamUri(settings.upstream(),
                     request.getHttpURI()));
-            proxy.setHandler(new GracefulHandler(new LimitingHandler(limiter, recorder, forward)));
+            proxy.setHandler(new GracefulHandler(settings.limiting()
+                    ? new LimitingHandler(limiter, recorder, forward) : forward));
             proxy.setStopTimeout(settings.shutdownTimeout().toMillis());
 
             Server admin = new Server();

@@ -68,7 +68,7 @@ final class GatewayCommand implements Callable<Integer> {
         Gateway gateway;
         try {
             gateway = Gateway.start(new Gateway.Settings(config, target, host, port, adminHost, adminPort,
-                    shutdownTimeout));
+                    shutdownTimeout, true));
         } catch (RuntimeException e) {
             if (demo != null) {
                 demo.close();

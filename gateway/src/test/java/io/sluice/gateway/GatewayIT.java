@@ -90,7 +90,7 @@ class GatewayIT {
     private void start(String yaml) throws IOException {
         Path file = write(yaml);
         Gateway.Settings settings = new Gateway.Settings(file, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0,
-                Duration.ofSeconds(20));
+                Duration.ofSeconds(20), true);
         gateway = Gateway.start(settings, GatewayConfig.load(file),
                 () -> ConfiguredStore.of(LocalStore.builder().clockForTesting(clock).build(), "local, virtual clock"));
     }
@@ -316,7 +316,7 @@ class GatewayIT {
     @Test
     void theCommandLineRefusesABadUpstream() {
         assertThatThrownBy(() -> new Gateway.Settings(dir.resolve("x.yaml"), URI.create("ftp://host"), "127.0.0.1",
-                0, "127.0.0.1", 0, Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                0, "127.0.0.1", 0, Duration.ZERO, true)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("ftp://host");
     }
 }

@@ -77,7 +77,7 @@ class RedisGatewayIT {
         String key = "shared-key-" + System.nanoTime();
         Path file = config(REDIS.uri(), key);
         try (Gateway inProcess = Gateway.start(new Gateway.Settings(file, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0,
-                Duration.ofSeconds(10)));
+                Duration.ofSeconds(10), true));
              GatewayProcess otherJvm = GatewayProcess.start(file, upstream.uri().toString())) {
             List<Integer> first = new ArrayList<>();
             List<Integer> second = new ArrayList<>();
@@ -102,7 +102,7 @@ class RedisGatewayIT {
         RedisFixture lost = RedisFixture.standalone().start();
         String key = "outage-key-" + System.nanoTime();
         try (Gateway gateway = Gateway.start(new Gateway.Settings(config(lost.uri(), key), upstream.uri(), "127.0.0.1",
-                0, "127.0.0.1", 0, Duration.ofSeconds(10)))) {
+                0, "127.0.0.1", 0, Duration.ofSeconds(10), true))) {
             assertThat(get(gateway.port(), key).statusCode()).isEqualTo(200);
 
             lost.close();
