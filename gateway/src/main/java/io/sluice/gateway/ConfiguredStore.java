@@ -15,7 +15,10 @@ import io.sluice.store.redis.RedisStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.ignite.Ignite;
+import org.apache.ignite.IgniteSystemProperties;
 import org.apache.ignite.Ignition;
 import org.apache.ignite.configuration.IgniteConfiguration;
 import org.apache.ignite.spi.discovery.tcp.TcpDiscoverySpi;
@@ -26,6 +29,16 @@ import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
  * Hazelcast member or client, an Ignite node); closing closes the store, then those.
  */
 final class ConfiguredStore implements AutoCloseable {
+
+    /**
+     * Hazelcast's own shutdown hook would stop the member or client while the gateway still
+     * finishes requests in flight; the gateway stops it itself, last.
+     */
+    private static final String SHUTDOWN_HOOK = "hazelcast.shutdownhook.enabled";
+    /** A gateway does not report home. */
+    private static final String PHONE_HOME = "hazelcast.phone.home.enabled";
+    /** The port or port range at the end of an Ignite discovery address: {@code host:47500..47509}. */
+    private static final Pattern PORT_RANGE = Pattern.compile(":(\\d+)(?:\\.\\.(\\d+))?$");
 
     private final Store store;
     private final String description;
@@ -73,6 +86,8 @@ final class ConfiguredStore implements AutoCloseable {
         HazelcastInstance instance;
         if ("member".equals(settings.mode())) {
             Config config = new Config();
+            config.setProperty(SHUTDOWN_HOOK, "false");
+            config.setProperty(PHONE_HOME, "false");
             if (settings.clusterName() != null) {
                 config.setClusterName(settings.clusterName());
             }
@@ -84,6 +99,8 @@ final class ConfiguredStore implements AutoCloseable {
             instance = Hazelcast.newHazelcastInstance(config);
         } else {
             ClientConfig config = new ClientConfig();
+            config.setProperty(SHUTDOWN_HOOK, "false");
+            config.setProperty(PHONE_HOME, "false");
             if (settings.clusterName() != null) {
                 config.setClusterName(settings.clusterName());
             }
@@ -108,10 +125,22 @@ final class ConfiguredStore implements AutoCloseable {
     private static ConfiguredStore ignite(GatewayConfig.StoreSettings settings) {
         TcpDiscoveryVmIpFinder finder = new TcpDiscoveryVmIpFinder();
         finder.setAddresses(settings.addresses().isEmpty() ? List.of("127.0.0.1:47500..47509") : settings.addresses());
+        TcpDiscoverySpi discovery = new TcpDiscoverySpi().setIpFinder(finder);
+        if ("member".equals(settings.mode()) && !settings.addresses().isEmpty()) {
+            // A server node must find itself among the addresses: it listens on the first one's ports.
+            Matcher ports = PORT_RANGE.matcher(settings.addresses().get(0));
+            if (ports.find()) {
+                int first = Integer.parseInt(ports.group(1));
+                int last = ports.group(2) == null ? first : Integer.parseInt(ports.group(2));
+                discovery.setLocalPort(first).setLocalPortRange(Math.max(0, last - first));
+            }
+        }
         IgniteConfiguration configuration = new IgniteConfiguration()
                 .setIgniteInstanceName("sluice-gateway-" + UUID.randomUUID())
                 .setClientMode("client".equals(settings.mode()))
-                .setDiscoverySpi(new TcpDiscoverySpi().setIpFinder(finder));
+                .setDiscoverySpi(discovery);
+        // The gateway's own shutdown stops the node once requests in flight are done, not before.
+        System.setProperty(IgniteSystemProperties.IGNITE_NO_SHUTDOWN_HOOK, "true");
         Ignite ignite = Ignition.start(configuration);
         try {
             IgniteStore.Builder builder = IgniteStore.builder(ignite);
