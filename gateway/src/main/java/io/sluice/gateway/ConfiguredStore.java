@@ -12,6 +12,7 @@ import io.sluice.store.hazelcast.HazelcastStore;
 import io.sluice.store.ignite.IgniteStore;
 import io.sluice.store.local.LocalStore;
 import io.sluice.store.redis.RedisStore;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -37,6 +38,8 @@ final class ConfiguredStore implements AutoCloseable {
     private static final String SHUTDOWN_HOOK = "hazelcast.shutdownhook.enabled";
     /** A gateway does not report home. */
     private static final String PHONE_HOME = "hazelcast.phone.home.enabled";
+    /** How long a grid client may look for its cluster before the gateway's start fails. */
+    private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(60);
     /** The port or port range at the end of an Ignite discovery address: {@code host:47500..47509}. */
     private static final Pattern PORT_RANGE = Pattern.compile(":(\\d+)(?:\\.\\.(\\d+))?$");
 
@@ -105,6 +108,9 @@ final class ConfiguredStore implements AutoCloseable {
                 config.setClusterName(settings.clusterName());
             }
             config.getNetworkConfig().setAddresses(settings.addresses());
+            // Fail the start, saying why, rather than wait forever for a cluster that is not there.
+            config.getConnectionStrategyConfig().getConnectionRetryConfig()
+                    .setClusterConnectTimeoutMillis(JOIN_TIMEOUT.toMillis());
             instance = HazelcastClient.newHazelcastClient(config);
         }
         try {
@@ -126,7 +132,9 @@ final class ConfiguredStore implements AutoCloseable {
         TcpDiscoveryVmIpFinder finder = new TcpDiscoveryVmIpFinder();
         finder.setAddresses(settings.addresses().isEmpty() ? List.of("127.0.0.1:47500..47509") : settings.addresses());
         TcpDiscoverySpi discovery = new TcpDiscoverySpi().setIpFinder(finder);
-        if ("member".equals(settings.mode()) && !settings.addresses().isEmpty()) {
+        if ("client".equals(settings.mode())) {
+            discovery.setJoinTimeout(JOIN_TIMEOUT.toMillis());
+        } else if (!settings.addresses().isEmpty()) {
             // A server node must find itself among the addresses: it listens on the first one's ports.
             Matcher ports = PORT_RANGE.matcher(settings.addresses().get(0));
             if (ports.find()) {
