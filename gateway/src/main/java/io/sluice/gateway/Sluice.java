@@ -13,17 +13,19 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * The {@code sluice} program. Its subcommands: {@code gateway} runs a rate-limiting reverse
- * proxy in front of an API; {@code simulate} runs a simulated fleet of gateway instances on one
- * store and compares what they admit with what one exact limiter would.
+ * proxy in front of an API; {@code check-config} checks a config file; {@code simulate} runs a
+ * simulated fleet of gateway instances on one store and compares what they admit with what one
+ * exact limiter would.
  *
  * <pre>{@code
  * java -jar sluice-gateway.jar gateway --config sluice.yaml --upstream http://localhost:3000
+ * java -jar sluice-gateway.jar check-config sluice.yaml
  * java -jar sluice-gateway.jar simulate --instances 20 --balancer skewed
  * }</pre>
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Sluice.Version.class,
         description = "Distributed rate limiting for public APIs.",
-        subcommands = {GatewayCommand.class, SimulateCommand.class})
+        subcommands = {GatewayCommand.class, CheckConfigCommand.class, SimulateCommand.class})
 public final class Sluice implements Runnable {
 
     @Spec
