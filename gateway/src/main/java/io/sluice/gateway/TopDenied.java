@@ -1,6 +1,7 @@
 package io.sluice.gateway;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -44,13 +45,9 @@ final class TopDenied {
                 counter = new Counter();
             } else {
                 // Replace the smallest: the newcomer inherits its count as the bound of its error.
-                Map.Entry<String, Counter> smallest = null;
-                for (Map.Entry<String, Counter> entry : counters.entrySet()) {
-                    if (smallest == null || entry.getValue().count < smallest.getValue().count) {
-                        smallest = entry;
-                    }
-                }
-                counter = counters.remove(smallest.getKey());
+                String smallest = Collections.min(counters.entrySet(),
+                        Comparator.comparingLong((Map.Entry<String, Counter> entry) -> entry.getValue().count)).getKey();
+                counter = counters.remove(smallest);
                 counter.error = counter.count;
             }
             counters.put(client, counter);
