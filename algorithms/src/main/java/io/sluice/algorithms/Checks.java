@@ -3,9 +3,6 @@ package io.sluice.algorithms;
 /** Argument checks and arithmetic shared by the algorithms. */
 final class Checks {
 
-    /** The largest {@code B * T} the bucket algorithms accept, so that times stay below 2^53. */
-    static final long MAX_BUCKET_MICROS = 1L << 50;
-
     private Checks() {
     }
 
@@ -28,22 +25,6 @@ final class Checks {
             throw new IllegalArgumentException(algorithm + " takes no burst other than its permits ("
                     + permits + "): " + burst);
         }
-    }
-
-    /** The bucket algorithms need {@code B * ceil(D / P) <= 2^50}. */
-    static void bucketFits(String algorithm, long permits, long burst, long periodMicros) {
-        positiveParameters(algorithm, permits, burst, periodMicros);
-        long interval = tokenInterval(permits, periodMicros);
-        if (interval > MAX_BUCKET_MICROS / burst) {
-            throw new IllegalArgumentException(algorithm + ": burst " + burst + " times the token interval "
-                    + interval + "us (period " + periodMicros + "us / permits " + permits
-                    + ", rounded up) exceeds 2^50us: burst " + burst);
-        }
-    }
-
-    /** {@code T = ceil(D / P)}: one token is added every T microseconds. */
-    static long tokenInterval(long permits, long periodMicros) {
-        return (periodMicros + permits - 1) / permits;
     }
 
     static void cost(long cost) {

@@ -7,6 +7,7 @@ import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.core.ReloadingPolicyConfig;
+import io.sluice.core.StoreGuard;
 import io.sluice.http.ClientIdentity;
 import io.sluice.http.HttpRateLimiter;
 import io.sluice.http.HttpRequestView;
@@ -16,6 +17,8 @@ import io.sluice.store.local.LocalStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpHeader;
@@ -28,7 +31,8 @@ import org.eclipse.jetty.util.Fields;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The admin port: {@code /metrics} (Prometheus), {@code /health} (is the store reachable),
+ * The admin port: {@code /metrics} (Prometheus), {@code /health} (is the store reachable, and the
+ * state of its circuit breaker),
  * {@code /admin/config} (the policy version in force), {@code /admin/explain} (what applies to
  * a request, and the last decision this instance saw for that client) and
  * {@code /admin/top-denied} (the most denied clients). Answers GET only; never shows a whole
@@ -87,6 +91,7 @@ final class AdminHandler extends Handler.Abstract.NonBlocking {
                     Json.member(out, "status", failure == null ? "UP" : "DOWN");
                     Json.member(out, "store", store.description());
                     out.append(",\"store-latency-ms\":").append((System.nanoTime() - start) / 1_000_000.0);
+                    breakerState().ifPresent(state -> Json.member(out, "breaker", state));
                     if (failure != null) {
                         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                                 ? failure.getCause() : failure;
@@ -94,6 +99,13 @@ final class AdminHandler extends Handler.Abstract.NonBlocking {
                     }
                     json(response, callback, failure == null ? 200 : 503, out.append('}').toString());
                 });
+    }
+
+    /** The circuit breaker's state, as the store guard's gauge says (1 for the current state). */
+    private Optional<String> breakerState() {
+        return registry.find(StoreGuard.BREAKER_STATE).gauges().stream()
+                .filter(gauge -> gauge.value() == 1).map(gauge -> gauge.getId().getTag("state"))
+                .filter(Objects::nonNull).findFirst();
     }
 
     private String config() {

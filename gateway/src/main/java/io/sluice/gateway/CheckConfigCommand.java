@@ -1,10 +1,12 @@
 package io.sluice.gateway;
 
+import io.sluice.core.PolicyCheck;
 import io.sluice.core.PolicyConfig;
-import io.sluice.core.PolicyConfigException;
+import io.sluice.core.PolicyProblem;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,12 +16,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code check-config} command: checks a config file as the gateway would load it, the
- * policy and the gateway's {@code store:} and {@code http:} sections, without starting anything.
+ * policy (every problem at once, by {@link PolicyConfig#check}) and the gateway's {@code store:}
+ * and {@code http:} sections, without starting anything.
  */
 @Command(name = "check-config", mixinStandardHelpOptions = true, versionProvider = Sluice.Version.class,
         description = {
             "Checks a config file (the policy, and the gateway's store: and http: sections) and prints "
-                    + "each problem as file:line: reason. Exits with 0 when the file is usable, 1 when not.",
+                    + "every problem of the policy (and the first of the gateway's sections) as "
+                    + "file:line: reason, by line. Exits with 0 when the file is usable, 1 when not.",
             "Connects to nothing: a store that cannot be reached shows only when the gateway starts.",
             ""})
 final class CheckConfigCommand implements Callable<Integer> {
@@ -32,27 +36,23 @@ final class CheckConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        List<String> problems = new ArrayList<>();
-        PolicyConfig policy = null;
-        try {
-            policy = PolicyConfig.load(file);
-        } catch (PolicyConfigException e) {
-            problems.add(e.getMessage());
-        }
+        PolicyCheck policy = PolicyConfig.check(file);
+        List<PolicyProblem> problems = new ArrayList<>(policy.problems());
         GatewayConfig gateway = null;
         try {
             gateway = GatewayConfig.load(file);
         } catch (GatewayConfigException e) {
-            problems.add(e.getMessage());
+            problems.add(e.problem());
         }
         if (!problems.isEmpty()) {
             PrintWriter err = spec.commandLine().getErr();
-            problems.forEach(err::println);
+            problems.stream().sorted(Comparator.comparingInt(PolicyProblem::line)).forEach(err::println);
+            err.println(problems.size() + (problems.size() == 1 ? " problem" : " problems"));
             err.flush();
             return 1;
         }
         PrintWriter out = spec.commandLine().getOut();
-        out.println(file + ": OK: " + policy + ", store " + gateway.store().kind()
+        out.println(file + ": OK: " + policy.config().orElseThrow() + ", store " + gateway.store().kind()
                 + (gateway.store().mode() == null ? "" : " " + gateway.store().mode()));
         out.flush();
         return 0;

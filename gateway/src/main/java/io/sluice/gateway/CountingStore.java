@@ -45,11 +45,6 @@ final class CountingStore implements Store {
     }
 
     @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return store.holdsState(key, limit);
-    }
-
-    @Override
     public void close() {
         store.close();
     }

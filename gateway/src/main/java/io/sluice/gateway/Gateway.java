@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.core.ReloadingPolicyConfig;
+import io.sluice.core.StoreGuard;
 import io.sluice.http.HttpRateLimiter;
 import java.lang.System.Logger.Level;
 import java.net.URI;
@@ -81,7 +82,12 @@ final class Gateway implements AutoCloseable {
             throw e;
         }
         try {
-            PolicyLimiter policyLimiter = PolicyLimiter.builder().config(config).store(store.store()).build();
+            // The core's meters (decisions by rule and outcome, store latency and errors, breaker, block
+            // cache) go to the same registry as the gateway's, on /metrics.
+            StoreGuard guard = StoreGuard.custom().meterRegistry(registry).storeName(gatewayConfig.store().kind())
+                    .build();
+            PolicyLimiter policyLimiter = PolicyLimiter.builder().config(config).store(store.store()).guard(guard)
+                    .build();
             HttpRateLimiter limiter = HttpRateLimiter.custom(policyLimiter).identity(gatewayConfig.identity())
                     .headers(gatewayConfig.headerFamilies()).build();
             DecisionRecorder recorder = new DecisionRecorder(registry, new TopDenied(TOP_DENIED_CAPACITY));

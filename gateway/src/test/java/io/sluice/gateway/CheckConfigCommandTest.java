@@ -47,10 +47,15 @@ class CheckConfigCommandTest {
                         algorithm: leaky-bucket
                         permits: 5
                         period: 1s
+                      - name: per-day
+                        algorithm: fixed-window
+                        permits: -10
+                        period: 1d
                 """, StandardCharsets.UTF_8);
 
         assertThat(run("check-config", file.toString())).isEqualTo(1);
-        assertThat(err.toString()).contains(file + ":9: unknown algorithm 'leaky-bucket'",
-                file + ":4: unknown field 'timout'");
+        // Every problem of the policy at once, with the gateway's, by line.
+        assertThat(err.toString()).containsSubsequence(file + ":4: unknown field 'timout'",
+                file + ":9: unknown algorithm 'leaky-bucket'", file + ":14: ", "3 problems");
     }
 }

@@ -164,11 +164,6 @@ class HttpRateLimiterTest {
         }
 
         @Override
-        public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-        }
-
-        @Override
         public void close() {
         }
     }
