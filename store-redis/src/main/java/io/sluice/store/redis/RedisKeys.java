@@ -1,9 +1,8 @@
 package io.sluice.store.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
-import java.util.Base64;
 
 /**
  * The key schema: {@code sluice:v2:{<client>}}, one key per client holding the states of all
@@ -28,6 +27,10 @@ final class RedisKeys {
     static final String VERSION1_PREFIX = "sluice:v1:";
 
     private static final int HASH_BYTES = 16;
+    /** Braces around the 22 characters of 16 bytes in unpadded base64. */
+    private static final int TAG_LENGTH = 24;
+    private static final byte[] BASE64URL =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".getBytes(StandardCharsets.ISO_8859_1);
 
     private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
@@ -65,8 +68,22 @@ final class RedisKeys {
             units[2 * i] = (byte) (c >>> 8);
             units[2 * i + 1] = (byte) c;
         }
-        byte[] hash = Arrays.copyOf(SHA_256.get().digest(units), HASH_BYTES);
-        return "{" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash) + "}";
+        byte[] hash = SHA_256.get().digest(units);
+        // Unpadded base64url of the first 16 bytes, between braces, straight into the string's bytes.
+        byte[] tag = new byte[TAG_LENGTH];
+        tag[0] = '{';
+        int t = 1;
+        for (int i = 0; i < HASH_BYTES - 1; i += 3) {
+            int bits = (hash[i] & 0xff) << 16 | (hash[i + 1] & 0xff) << 8 | (hash[i + 2] & 0xff);
+            tag[t++] = BASE64URL[bits >>> 18];
+            tag[t++] = BASE64URL[bits >>> 12 & 0x3f];
+            tag[t++] = BASE64URL[bits >>> 6 & 0x3f];
+            tag[t++] = BASE64URL[bits & 0x3f];
+        }
+        int last = hash[HASH_BYTES - 1] & 0xff;
+        tag[t++] = BASE64URL[last >>> 2];
+        tag[t++] = BASE64URL[(last & 0x03) << 4];
+        tag[t] = '}';
+        return new String(tag, StandardCharsets.ISO_8859_1);
     }
-
 }
