@@ -5,23 +5,24 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * The key schema: {@code sluice:v2:{<client>}}, one key per client holding the states of all
- * its limits (format 2, see docs/stores/redis.md), and for each sliding-log limit the list of
- * its entries, {@code sluice:v2:{<client>}:log:<limit name>}. The hash tag {@code {<client>}}
- * keeps a client's keys in one slot of a Redis Cluster.
+ * Key schema 2: {@code sluice{<client>}}, one key per client holding the states of all its
+ * limits (value format 2, see docs/stores/redis.md), and for each sliding-log limit the list
+ * of its entries, {@code sluice{<client>}:log:<limit name>}. The hash tag {@code {<client>}}
+ * keeps a client's keys in one slot of a Redis Cluster. The key is 30 characters: on Redis 7
+ * a key of up to 30 characters with a short value fits a smaller allocation than a longer one.
  *
  * <p>The client part is not the identity itself (an API key, an IP address, anything a
  * client sends): it is the first 128 bits of the SHA-256 of the identity's UTF-16 code units,
  * in unpadded base64url. So braces, newlines or a 16 K string cannot move a key to another
  * slot, make two clients share a key, or reach the script; and every key is short.
- * The {@code v2} changes when the key schema or the stored value's format changes. Schema 1
+ * A next key schema takes another prefix, a next value format another first element. Schema 1
  * ({@code sluice:v1:{<client>}:<limit name>}, one key per limit) is still read, for a limit
  * whose state the client's key does not hold yet, so that a rolling upgrade admits no client
  * anew; it is never written.
  */
 final class RedisKeys {
 
-    static final String PREFIX = "sluice:v2:";
+    static final String PREFIX = "sluice";
 
     /** The prefix of key schema 1, read during a rolling upgrade from it. */
     static final String VERSION1_PREFIX = "sluice:v1:";

@@ -31,6 +31,6 @@ class RedisKeysTest {
             String expected = "{" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash) + "}";
             assertThat(RedisKeys.hashTag(identity)).as(identity).isEqualTo(expected);
         }
-        assertThat(RedisKeys.key("client")).isEqualTo("sluice:v2:" + RedisKeys.hashTag("client"));
+        assertThat(RedisKeys.key("client")).isEqualTo("sluice" + RedisKeys.hashTag("client")).hasSize(30);
     }
 }

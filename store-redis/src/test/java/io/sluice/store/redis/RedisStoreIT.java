@@ -164,7 +164,7 @@ class RedisStoreIT {
         // One key per client, and the sliding log's entries in a list of their own.
         assertThat(keys).hasSize(2 * identities.size())
                 .allSatisfy(key -> assertThat((String) key)
-                        .matches("sluice:v2:\\{[A-Za-z0-9_-]{22}\\}(:log:sliding-log)?"));
+                        .matches("sluice\\{[A-Za-z0-9_-]{22}\\}(:log:sliding-log)?"));
     }
 
     @Test
