@@ -67,47 +67,81 @@ final class DoubleArithmetic {
     }
 
     private static Outcome slidingLog(double[] s, double t, double p, double d, double c) {
-        double tag = 513;
-        int end = s != null && s.length % 2 == 1 && s[0] == tag ? s.length : 1;
-        int first = 1;
-        while (first < end && s[first] <= sub(t, d)) {
-            first += 2;
+        double tag = 514;
+        // The log as (time, cost) entries and the running total before the first, from
+        // format 2 (running totals) or format 1 (costs).
+        int n;
+        double base;
+        double[] times;
+        double[] costs;
+        if (s != null && s.length >= 2 && s.length % 2 == 0 && s[0] == tag) {
+            n = (s.length - 2) / 2;
+            base = s[1];
+            times = new double[n];
+            costs = new double[n];
+            for (int k = 0; k < n; k++) {
+                times[k] = s[2 + 2 * k];
+                costs[k] = sub(s[3 + 2 * k], k == 0 ? base : s[1 + 2 * k]);
+            }
+        } else if (s != null && s.length % 2 == 1 && s[0] == 513) {
+            n = (s.length - 1) / 2;
+            base = 0;
+            times = new double[n];
+            costs = new double[n];
+            for (int k = 0; k < n; k++) {
+                times[k] = s[1 + 2 * k];
+                costs[k] = s[2 + 2 * k];
+            }
+        } else {
+            n = 0;
+            base = 0;
+            times = new double[0];
+            costs = new double[0];
+        }
+        int first = 0;
+        double prior = base;
+        while (first < n && times[first] <= sub(t, d)) {
+            prior = add(prior, costs[first]);
+            first++;
         }
         double used = 0;
-        for (int i = first; i < end; i += 2) {
-            used = add(used, s[i + 1]);
+        for (int k = first; k < n; k++) {
+            used = add(used, costs[k]);
         }
-        boolean empty = first == end;
-        double last = empty ? 0 : s[end - 2];
+        boolean empty = first == n;
+        double last = empty ? 0 : times[n - 1];
         double allExpire = empty ? 0 : sub(add(last, d), t);
         if (c > p) {
             return new Outcome(false, true, Math.max(0, sub(p, used)), allExpire, 0, s);
         }
         if (add(used, c) <= p) {
             double te = empty ? t : Math.max(t, last);
-            double[] next;
-            if (!empty && te == last) {
-                next = new double[1 + end - first];
-                System.arraycopy(s, first, next, 1, end - first);
-                next[next.length - 1] = add(next[next.length - 1], c);
-            } else {
-                next = new double[3 + end - first];
-                if (!empty) {
-                    System.arraycopy(s, first, next, 1, end - first);
-                }
-                next[next.length - 2] = te;
-                next[next.length - 1] = c;
-            }
+            boolean merge = !empty && te == last;
+            double[] next = new double[2 + 2 * (n - first + (merge ? 0 : 1))];
             next[0] = tag;
+            next[1] = prior;
+            double total = prior;
+            for (int k = first; k < n; k++) {
+                total = add(total, costs[k]);
+                next[2 + 2 * (k - first)] = times[k];
+                next[3 + 2 * (k - first)] = total;
+            }
+            next[next.length - 2] = te;
+            next[next.length - 1] = add(total, c);
+            if (prior > Math.pow(2, 40)) {
+                for (int i = 1; i < next.length; i += 2) {
+                    next[i] = sub(next[i], prior);
+                }
+            }
             return new Outcome(true, false, sub(sub(p, used), c), sub(add(te, d), t), 0, next);
         }
         double freed = 0;
         int k = first;
         while (add(sub(used, freed), c) > p) {
-            freed = add(freed, s[k + 1]);
-            k += 2;
+            freed = add(freed, costs[k]);
+            k++;
         }
-        return new Outcome(false, false, Math.max(0, sub(p, used)), allExpire, sub(add(s[k - 2], d), t), s);
+        return new Outcome(false, false, Math.max(0, sub(p, used)), allExpire, sub(add(times[k - 1], d), t), s);
     }
 
     private static Outcome slidingWindowCounter(double[] s, double t, double p, double d, double c) {

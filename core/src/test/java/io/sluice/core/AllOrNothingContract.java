@@ -54,8 +54,13 @@ abstract class AllOrNothingContract {
 
     private final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     private final Store store = createStore(clock);
+    /**
+     * The breaker on the store's virtual clock, and no block cache: this property compares every
+     * figure with the reference, and a cached denial's figures are those of the denial it repeats.
+     */
+    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock).blockCacheSize(0).build();
     private final PolicyLimiter limiter = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "policy.yaml"))
-            .store(store).tierResolver(key -> Optional.of("t")).build();
+            .store(store).guard(guard).tierResolver(key -> Optional.of("t")).build();
     private final AtomicLong tries = new AtomicLong();
 
     /** A new store that decides with this clock. */

@@ -12,11 +12,12 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 /** All-or-nothing across the limits of a request on a Redis Cluster: one script per request, on one node. */
 class AllOrNothingRedisIT extends AllOrNothingContract {
 
-    private static RedisFixture redis;
+    /** Final, so that the teardown closes it (a no-op when it never started) instead of hiding why it did not. */
+    private static final RedisFixture redis = RedisFixture.cluster();
 
     @BeforeContainer
     static void startRedis() {
-        redis = RedisFixture.cluster().start();
+        redis.start();
     }
 
     @AfterContainer

@@ -15,6 +15,7 @@ class DocsExampleTest {
 
     final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     final Store store = LocalStore.builder().clockForTesting(clock).build();
+    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock).build();
 
     @AfterEach
     void closeStore() {
@@ -30,7 +31,7 @@ class DocsExampleTest {
     @Test
     void theExampleDoesWhatThePageSays() throws Exception {
         PolicyLimiter limiter = PolicyLimiter.builder().config(PolicyConfig.parse(example(), "configuration.md"))
-                .store(store).build();
+                .store(store).guard(guard).build();
         String pro = "b81d44c0-pro-customer-key";
         for (int i = 0; i < 100; i++) {
             assertThat(limiter.decide(ApiRequest.of(pro, "192.0.2.1", "GET", "/v1/things")).allowed()).isTrue();

@@ -55,7 +55,7 @@ final class StateExpiry implements ExpiryPolicy {
 
     @Override
     public Duration getExpiryForAccess() {
-        // Reading a state (a denied request, holdsState) never extends its life.
+        // Reading a state (a denied request) never extends its life.
         return null;
     }
 

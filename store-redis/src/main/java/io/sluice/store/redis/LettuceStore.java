@@ -60,9 +60,8 @@ final class LettuceStore implements Store {
     private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
     private volatile @Nullable LimitArguments lastLimitArguments;
     private final @Nullable TimeSource clockForTesting;
-    /** The latest load of each script; guarded by this. */
+    /** The latest load of the script; guarded by this. */
     private @Nullable ScriptLoad decideLoad;
-    private @Nullable ScriptLoad holdsLoad;
 
     /**
      * @param closer closes the connection, and the client when the store created it
@@ -140,13 +139,6 @@ final class LettuceStore implements Store {
 
     /** The script arguments of a list of limits, and how many of them are sliding logs. */
     private record LimitArguments(List<Limit> limits, String[] arguments, int logs) {
-    }
-
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        String[] keys = {RedisKeys.key(key)};
-        return this.<Long, Boolean>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys,
-                new String[] {clock(), limit.name()}, held -> held == 1L);
     }
 
     @Override
@@ -284,15 +276,11 @@ final class LettuceStore implements Store {
      * many decisions in flight that all get {@code NOSCRIPT} share one load.
      */
     private synchronized CompletableFuture<String> loaded(LuaScript script, long sentAt) {
-        ScriptLoad load = script == LuaScript.DECIDE ? decideLoad : holdsLoad;
+        ScriptLoad load = decideLoad;
         if (load == null || load.startedAt() - sentAt < 0) {
             long startedAt = System.nanoTime();
             load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture());
-            if (script == LuaScript.DECIDE) {
-                decideLoad = load;
-            } else {
-                holdsLoad = load;
-            }
+            decideLoad = load;
         }
         return load.done();
     }

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code redis-server} executable the fixture runs, found once per JVM, in this order:
@@ -21,8 +22,8 @@ import java.util.regex.Pattern;
  *   <li>the path in the system property {@value #PROPERTY}, when set (the value
  *       {@code bundled} skips the search and takes the bundled binary);</li>
  *   <li>{@code redis-server} on the {@code PATH};</li>
- *   <li>the binary bundled in {@code com.github.codemonstur:embedded-redis:1.4.3}, when that
- *       jar is on the class path (Redis 6.2 for Linux and macOS, x86-64 and arm64).</li>
+ *   <li>the binary bundled in {@code com.github.codemonstur:embedded-redis:1.4.3}, a dependency
+ *       of the test kit (Redis 6.2 for Linux and macOS, x86-64 and arm64).</li>
  * </ol>
  * Docker (Testcontainers) is not used.
  */
@@ -40,7 +41,7 @@ final class RedisBinary {
 
     private static final Pattern VERSION = Pattern.compile("v=(\\S+)");
 
-    private static RedisBinary found;
+    private static @Nullable RedisBinary found;
 
     private final Path executable;
     private final String origin;
@@ -59,7 +60,7 @@ final class RedisBinary {
      */
     static synchronized RedisBinary get() {
         if (found == null) {
-            found = find(System.getProperty(PROPERTY, "").trim());
+            found = find(System.getProperty(PROPERTY, "").trim(), System.getenv("PATH"));
             System.getLogger(RedisBinary.class.getName()).log(System.Logger.Level.INFO,
                     "Redis for tests: redis-server " + found.version + " from " + found.origin);
         }
@@ -80,12 +81,16 @@ final class RedisBinary {
         return version;
     }
 
-    /** Finds the executable as {@link #get()} does, with {@code property} the value of {@value #PROPERTY}. */
-    static RedisBinary find(String property) {
+    /**
+     * Finds the executable as {@link #get()} does, with {@code property} the value of
+     * {@value #PROPERTY} and {@code pathVariable} the {@code PATH}, if there is one.
+     */
+    static RedisBinary find(String property, @Nullable String pathVariable) {
         if (property.equals("bundled")) {
-            return bundled().orElseThrow(() -> new IllegalStateException(PROPERTY
-                    + "=bundled but there is no bundled redis-server for " + platform()
-                    + " on the class path: add com.github.codemonstur:embedded-redis:1.4.3 (test scope)"));
+            return bundled("as " + PROPERTY + "=bundled asks").orElseThrow(() -> new IllegalStateException(
+                    PROPERTY + "=bundled but there is no bundled redis-server for " + platform()
+                    + " on the class path: com.github.codemonstur:embedded-redis:1.4.3, which the test kit"
+                    + " depends on, is missing (excluded?) or has no binary for this platform"));
         }
         if (!property.isEmpty()) {
             Path path = Path.of(property);
@@ -94,21 +99,20 @@ final class RedisBinary {
             }
             return new RedisBinary(path, "system property " + PROPERTY + " (" + path + ")");
         }
-        Optional<RedisBinary> binary = onPath().or(RedisBinary::bundled);
+        Optional<RedisBinary> binary = onPath(pathVariable).or(() -> bundled("none on the PATH"));
         return binary.orElseThrow(() -> new IllegalStateException(
                 "No redis-server for tests. Tried, in order: redis-server on the PATH (not found; "
                         + "install it, for example with 'apt-get install -y redis-server'); Docker "
                         + "(not used by this fixture); the binary bundled in "
-                        + "com.github.codemonstur:embedded-redis:1.4.3 (not on the class path, or none "
-                        + "for " + platform() + "). Or set -D" + PROPERTY + "=/path/to/redis-server."));
+                        + "com.github.codemonstur:embedded-redis:1.4.3, a dependency of the test kit (none "
+                        + "for " + platform() + ", or the jar is excluded). Or set -D" + PROPERTY + "=/path/to/redis-server."));
     }
 
-    private static Optional<RedisBinary> onPath() {
-        String path = System.getenv("PATH");
-        if (path == null) {
+    private static Optional<RedisBinary> onPath(@Nullable String pathVariable) {
+        if (pathVariable == null) {
             return Optional.empty();
         }
-        for (String directory : path.split(File.pathSeparator)) {
+        for (String directory : pathVariable.split(File.pathSeparator)) {
             if (directory.isEmpty()) {
                 continue;
             }
@@ -120,7 +124,8 @@ final class RedisBinary {
         return Optional.empty();
     }
 
-    private static Optional<RedisBinary> bundled() {
+    /** The bundled binary, extracted to a temporary file; {@code why} is logged with its origin. */
+    private static Optional<RedisBinary> bundled(String why) {
         String resource = BUNDLED.get(platform());
         if (resource == null) {
             return Optional.empty();
@@ -137,7 +142,8 @@ final class RedisBinary {
             }
             executable.toFile().deleteOnExit();
             directory.toFile().deleteOnExit();
-            return Optional.of(new RedisBinary(executable, "the embedded-redis 1.4.3 jar (" + resource + ")"));
+            return Optional.of(new RedisBinary(executable,
+                    "the embedded-redis 1.4.3 jar (" + resource + "), " + why));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot extract the bundled redis-server " + resource, e);
         }

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>The executable is, in this order: the one named by the system property
  * {@code sluice.redis.server} (a path, or {@code bundled}); {@code redis-server} on the
- * {@code PATH}; the binary bundled in {@code com.github.codemonstur:embedded-redis:1.4.3}
- * when that jar is on the class path (Redis 6.2, for Linux and macOS on x86-64 and arm64).
+ * {@code PATH}; the binary bundled in {@code com.github.codemonstur:embedded-redis:1.4.3},
+ * which the test kit depends on (Redis 6.2, for Linux and macOS on x86-64 and arm64).
  * Docker is not used. Which one and its version are logged once; when there is none,
  * {@link #start()} throws an {@link IllegalStateException} that says what was tried.
  */

@@ -3,8 +3,13 @@ package io.sluice.testkit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RedisFixtureIT {
 
@@ -56,8 +61,8 @@ class RedisFixtureIT {
 
     @Test
     void bundledBinaryRunsWhenAsked() {
-        RedisBinary bundled = RedisBinary.find("bundled");
-        assertThat(bundled.origin()).contains("embedded-redis");
+        RedisBinary bundled = RedisBinary.find("bundled", System.getenv("PATH"));
+        assertThat(bundled.origin()).contains("embedded-redis", "sluice.redis.server=bundled");
         assertThat(bundled.version()).startsWith("6.2.");
 
         RedisProcess server = RedisProcess.start(bundled, true);
@@ -70,8 +75,29 @@ class RedisFixtureIT {
     }
 
     @Test
+    void withoutRedisOnThePathTheBundledBinaryIsTaken(@TempDir Path emptyDirectory) {
+        for (String path : new String[] {null, "", emptyDirectory.toString()}) {
+            RedisBinary binary = RedisBinary.find("", path);
+
+            assertThat(binary.origin()).as("PATH=%s", path).contains("embedded-redis", "none on the PATH");
+            assertThat(binary.version()).startsWith("6.2.");
+        }
+    }
+
+    @Test
+    void redisOnThePathComesBeforeTheBundledBinary(@TempDir Path directory) throws Exception {
+        Path onPath = Files.copy(RedisBinary.find("bundled", null).executable(), directory.resolve("redis-server"),
+                StandardCopyOption.COPY_ATTRIBUTES);
+
+        RedisBinary binary = RedisBinary.find("", "/no/such/directory" + File.pathSeparator + directory);
+
+        assertThat(binary.executable()).isEqualTo(onPath);
+        assertThat(binary.origin()).contains("PATH");
+    }
+
+    @Test
     void anExecutableThatIsNotThereIsAClearError() {
-        assertThatThrownBy(() -> RedisBinary.find("/no/such/redis-server"))
+        assertThatThrownBy(() -> RedisBinary.find("/no/such/redis-server", System.getenv("PATH")))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("sluice.redis.server")
                 .hasMessageContaining("/no/such/redis-server");
