@@ -81,7 +81,6 @@ final class LettuceStore implements Store {
         return new StoreCapabilities(true, true, true);
     }
 
-
     @Override
     public boolean supports(Algorithm algorithm) {
         return Algorithms.isBuiltIn(algorithm);
@@ -111,11 +110,12 @@ final class LettuceStore implements Store {
 
     /**
      * The script arguments of these limits: name, algorithm id, permits, burst and period each.
-     * A limiter passes the same list on every call, so the last list's are kept.
+     * A limiter passes the same limits on every call, so the last limits' are kept (limits are
+     * immutable: the same objects in the same order have the same arguments).
      */
     private LimitArguments limitArguments(List<Limit> limits) {
         LimitArguments last = lastLimitArguments;
-        if (last != null && last.limits() == limits) {
+        if (last != null && last.isFor(limits)) {
             return last;
         }
         String[] arguments = new String[ARGS_PER_LIMIT * limits.size()];
@@ -132,13 +132,25 @@ final class LettuceStore implements Store {
                 logs++;
             }
         }
-        LimitArguments computed = new LimitArguments(limits, arguments, logs);
+        LimitArguments computed = new LimitArguments(limits.toArray(new Limit[0]), arguments, logs);
         lastLimitArguments = computed;
         return computed;
     }
 
-    /** The script arguments of a list of limits, and how many of them are sliding logs. */
-    private record LimitArguments(List<Limit> limits, String[] arguments, int logs) {
+    /** The script arguments of some limits, and how many of them are sliding logs. */
+    private record LimitArguments(Limit[] limits, String[] arguments, int logs) {
+
+        boolean isFor(List<Limit> others) {
+            if (others.size() != limits.length) {
+                return false;
+            }
+            for (int i = 0; i < limits.length; i++) {
+                if (others.get(i) != limits[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     @Override
