@@ -5,14 +5,15 @@ import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 
 /**
- * token-bucket (id 4): state {@code [tag, units, last]}, the tokens in units of
+ * token-bucket (id 4): state {@code [tag, units, last, scale]}, the tokens in units of
  * {@code 1 / scale} token (see {@link BucketRate}) at the time {@code last}, up to
- * {@code B * scale}; see docs/algorithms.md.
+ * {@code B * scale}; the scale is kept so that a state written under other limit parameters
+ * keeps its whole tokens; see docs/algorithms.md.
  */
 final class TokenBucket implements Algorithm {
 
     static final int ID = 4;
-    /** Version 2: tokens in units of the exact rate. */
+    /** Version 2: tokens in units of the exact rate, and the units' scale. */
     static final long TAG = ID * 256 + 2;
     /** Version 1, {@code [tag, tokens, lastRefill]} in whole tokens: read, converted. */
     static final long TAG_V1 = ID * 256 + 1;
@@ -41,9 +42,16 @@ final class TokenBucket implements Algorithm {
         long capacity = rate.units(burst);
         long units = capacity;
         long last = nowMicros;
-        if (state != null && state.length == 3 && (state[0] == TAG || state[0] == TAG_V1)) {
-            // Burst lowered under a full stored bucket: capped. A version 1 state holds whole tokens.
-            units = state[0] == TAG ? Math.min(state[1], capacity) : rate.units(Math.min(state[1], burst));
+        if (state != null && state.length == 4 && state[0] == TAG && state[3] == rate.scale()) {
+            // Burst lowered under a full stored bucket: capped.
+            units = Math.min(state[1], capacity);
+            last = state[2];
+        } else if (state != null && (state.length == 4 && state[0] == TAG && state[3] > 0
+                || state.length == 3 && state[0] == TAG_V1)) {
+            // Written under other limit parameters (another scale), or version 1 (whole tokens):
+            // the whole tokens stay, capped at the burst.
+            long tokens = state[0] == TAG ? state[1] / state[3] : state[1];
+            units = rate.units(Math.max(0, Math.min(tokens, burst)));
             last = state[2];
         }
         if (nowMicros > last) {
@@ -61,7 +69,7 @@ final class TokenBucket implements Algorithm {
         if (units >= needed) {
             long left = units - needed;
             return Transition.allowed(rate.tokens(left), resetAfter(rate, capacity, left, lag),
-                    new long[] {TAG, left, last});
+                    new long[] {TAG, left, last, rate.scale()});
         }
         return Transition.denied(rate.tokens(units), resetAfter(rate, capacity, units, lag),
                 lag + rate.microsToAdd(needed - units), state);

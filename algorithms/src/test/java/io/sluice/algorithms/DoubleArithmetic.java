@@ -233,8 +233,12 @@ final class DoubleArithmetic {
         double capacity = mul(b, scale);
         double units = capacity;
         double last = t;
-        if (s != null && s.length == 3 && (s[0] == tag || s[0] == 1025)) {
-            units = s[0] == tag ? Math.min(s[1], capacity) : mul(Math.min(s[1], b), scale);
+        if (s != null && s.length == 4 && s[0] == tag && s[3] == scale) {
+            units = Math.min(s[1], capacity);
+            last = s[2];
+        } else if (s != null && (s.length == 4 && s[0] == tag && s[3] > 0 || s.length == 3 && s[0] == 1025)) {
+            double tokens = s[0] == tag ? div(s[1], s[3]) : s[1];
+            units = mul(Math.max(0, Math.min(tokens, b)), scale);
             last = s[2];
         }
         if (t > last) {
@@ -250,7 +254,7 @@ final class DoubleArithmetic {
         if (units >= needed) {
             double left = sub(units, needed);
             return new Outcome(true, false, div(left, scale), bucketReset(left, capacity, perMicro, lag), 0,
-                    new double[] {tag, left, last});
+                    new double[] {tag, left, last, scale});
         }
         return new Outcome(false, false, div(units, scale), bucketReset(units, capacity, perMicro, lag),
                 add(lag, ceilDiv(sub(needed, units), perMicro)), s);

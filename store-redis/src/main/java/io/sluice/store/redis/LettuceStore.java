@@ -58,6 +58,7 @@ final class LettuceStore implements Store {
     private final Duration commandTimeout;
     private final long timeoutNanos;
     private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
+    private volatile @Nullable LimitArguments lastLimitArguments;
     private final @Nullable TimeSource clockForTesting;
     /** The latest load of the script; guarded by this. */
     private @Nullable ScriptLoad decideLoad;
@@ -80,45 +81,76 @@ final class LettuceStore implements Store {
         return new StoreCapabilities(true, true, true);
     }
 
-
     @Override
-
     public boolean supports(Algorithm algorithm) {
-
         return Algorithms.isBuiltIn(algorithm);
-
     }
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        LimitArguments limitArguments = limitArguments(limits);
         String hashTag = RedisKeys.hashTag(key);
-        int logs = 0;
-        for (int i = 0; i < limits.size(); i++) {
-            if (limits.get(i).algorithm() == Algorithms.SLIDING_LOG) {
-                logs++;
-            }
-        }
-        String[] keys = new String[1 + limits.size() + logs];
+        String[] keys = new String[1 + limits.size() + limitArguments.logs()];
         keys[0] = RedisKeys.PREFIX + hashTag;
         int log = 1 + limits.size();
-        String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
-        args[0] = clock();
-        args[1] = Long.toString(cost);
         for (int i = 0; i < limits.size(); i++) {
             Limit limit = limits.get(i);
             keys[1 + i] = RedisKeys.version1Key(hashTag, limit.name());
             if (limit.algorithm() == Algorithms.SLIDING_LOG) {
                 keys[log++] = RedisKeys.logKey(hashTag, limit.name());
             }
-            int a = 2 + ARGS_PER_LIMIT * i;
-            args[a] = limit.name();
-            args[a + 1] = Integer.toString(algorithmId(limit));
-            args[a + 2] = Long.toString(limit.permits());
-            args[a + 3] = Long.toString(limit.burst());
-            args[a + 4] = Long.toString(limit.periodMicros());
         }
+        String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
+        args[0] = clock();
+        args[1] = Long.toString(cost);
+        System.arraycopy(limitArguments.arguments(), 0, args, 2, limitArguments.arguments().length);
         return this.<List<Object>, Decision>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args,
                 reply -> decision(limits, reply));
+    }
+
+    /**
+     * The script arguments of these limits: name, algorithm id, permits, burst and period each.
+     * A limiter passes the same limits on every call, so the last limits' are kept (limits are
+     * immutable: the same objects in the same order have the same arguments).
+     */
+    private LimitArguments limitArguments(List<Limit> limits) {
+        LimitArguments last = lastLimitArguments;
+        if (last != null && last.isFor(limits)) {
+            return last;
+        }
+        String[] arguments = new String[ARGS_PER_LIMIT * limits.size()];
+        int logs = 0;
+        for (int i = 0; i < limits.size(); i++) {
+            Limit limit = limits.get(i);
+            int a = ARGS_PER_LIMIT * i;
+            arguments[a] = limit.name();
+            arguments[a + 1] = Integer.toString(algorithmId(limit));
+            arguments[a + 2] = Long.toString(limit.permits());
+            arguments[a + 3] = Long.toString(limit.burst());
+            arguments[a + 4] = Long.toString(limit.periodMicros());
+            if (limit.algorithm() == Algorithms.SLIDING_LOG) {
+                logs++;
+            }
+        }
+        LimitArguments computed = new LimitArguments(limits.toArray(new Limit[0]), arguments, logs);
+        lastLimitArguments = computed;
+        return computed;
+    }
+
+    /** The script arguments of some limits, and how many of them are sliding logs. */
+    private record LimitArguments(Limit[] limits, String[] arguments, int logs) {
+
+        boolean isFor(List<Limit> others) {
+            if (others.size() != limits.length) {
+                return false;
+            }
+            for (int i = 0; i < limits.length; i++) {
+                if (others.get(i) != limits[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     @Override

@@ -1,33 +1,37 @@
 package io.sluice.store.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
-import java.util.Base64;
 
 /**
- * The key schema: {@code sluice:v2:{<client>}}, one key per client holding the states of all
- * its limits (format 2, see docs/stores/redis.md), and for each sliding-log limit the list of
- * its entries, {@code sluice:v2:{<client>}:log:<limit name>}. The hash tag {@code {<client>}}
- * keeps a client's keys in one slot of a Redis Cluster.
+ * Key schema 2: {@code sluice{<client>}}, one key per client holding the states of all its
+ * limits (value format 2, see docs/stores/redis.md), and for each sliding-log limit the list
+ * of its entries, {@code sluice{<client>}:log:<limit name>}. The hash tag {@code {<client>}}
+ * keeps a client's keys in one slot of a Redis Cluster. The key is 30 characters: on Redis 7
+ * a key of up to 30 characters with a short value fits a smaller allocation than a longer one.
  *
  * <p>The client part is not the identity itself (an API key, an IP address, anything a
  * client sends): it is the first 128 bits of the SHA-256 of the identity's UTF-16 code units,
  * in unpadded base64url. So braces, newlines or a 16 K string cannot move a key to another
  * slot, make two clients share a key, or reach the script; and every key is short.
- * The {@code v2} changes when the key schema or the stored value's format changes. Schema 1
+ * A next key schema takes another prefix, a next value format another first element. Schema 1
  * ({@code sluice:v1:{<client>}:<limit name>}, one key per limit) is still read, for a limit
  * whose state the client's key does not hold yet, so that a rolling upgrade admits no client
  * anew; it is never written.
  */
 final class RedisKeys {
 
-    static final String PREFIX = "sluice:v2:";
+    static final String PREFIX = "sluice";
 
     /** The prefix of key schema 1, read during a rolling upgrade from it. */
     static final String VERSION1_PREFIX = "sluice:v1:";
 
     private static final int HASH_BYTES = 16;
+    /** Braces around the 22 characters of 16 bytes in unpadded base64. */
+    private static final int TAG_LENGTH = 24;
+    private static final byte[] BASE64URL =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".getBytes(StandardCharsets.ISO_8859_1);
 
     private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
         try {
@@ -65,8 +69,22 @@ final class RedisKeys {
             units[2 * i] = (byte) (c >>> 8);
             units[2 * i + 1] = (byte) c;
         }
-        byte[] hash = Arrays.copyOf(SHA_256.get().digest(units), HASH_BYTES);
-        return "{" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash) + "}";
+        byte[] hash = SHA_256.get().digest(units);
+        // Unpadded base64url of the first 16 bytes, between braces, straight into the string's bytes.
+        byte[] tag = new byte[TAG_LENGTH];
+        tag[0] = '{';
+        int t = 1;
+        for (int i = 0; i < HASH_BYTES - 1; i += 3) {
+            int bits = (hash[i] & 0xff) << 16 | (hash[i + 1] & 0xff) << 8 | (hash[i + 2] & 0xff);
+            tag[t++] = BASE64URL[bits >>> 18];
+            tag[t++] = BASE64URL[bits >>> 12 & 0x3f];
+            tag[t++] = BASE64URL[bits >>> 6 & 0x3f];
+            tag[t++] = BASE64URL[bits & 0x3f];
+        }
+        int last = hash[HASH_BYTES - 1] & 0xff;
+        tag[t++] = BASE64URL[last >>> 2];
+        tag[t++] = BASE64URL[(last & 0x03) << 4];
+        tag[t] = '}';
+        return new String(tag, StandardCharsets.ISO_8859_1);
     }
-
 }

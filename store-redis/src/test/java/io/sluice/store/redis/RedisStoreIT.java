@@ -164,7 +164,7 @@ class RedisStoreIT {
         // One key per client, and the sliding log's entries in a list of their own.
         assertThat(keys).hasSize(2 * identities.size())
                 .allSatisfy(key -> assertThat((String) key)
-                        .matches("sluice:v2:\\{[A-Za-z0-9_-]{22}\\}(:log:sliding-log)?"));
+                        .matches("sluice\\{[A-Za-z0-9_-]{22}\\}(:log:sliding-log)?"));
     }
 
     @Test
@@ -402,6 +402,21 @@ class RedisStoreIT {
         assertThat(calls.get("lindex")).isLessThanOrEqualTo(3L);
         assertThat((Long) redis.command(0, "LLEN", RedisKeys.logKey(RedisKeys.hashTag("long-log"), log.name())))
                 .isEqualTo(2_000);
+    }
+
+    /**
+     * Issue 9.10: the build runs these tests on the newest Lettuce (Netty 4.2) and, with
+     * {@code -Plettuce-6}, on the oldest line supported (Netty 4.1, as Spring Boot 3 has it).
+     */
+    @Test
+    void runsOnTheNettyTheBuildChose() {
+        String netty = io.netty.util.Version.identify().get("netty-common").artifactVersion();
+        System.out.printf("Lettuce from %s, Netty %s%n",
+                RedisClient.class.getProtectionDomain().getCodeSource().getLocation(), netty);
+        assertThat(netty).startsWith(System.getProperty("sluice.expect.netty", "4.2."));
+        Store store = storeOnRedisTime();
+        assertThat(decide(store, "on-this-netty", List.of(limit(Algorithms.GCRA, 10, Duration.ofSeconds(1))), 1)
+                .allowed()).isTrue();
     }
 
     /** Whether a decision came; a failure must be a store failure, never another exception. */

@@ -41,6 +41,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 class ScriptDifferentialIT {
 
     private static final long FAR_FUTURE = 1L << 52;
+    /** The sliding log's format 1 (costs), as the script reads it; format 2 (running totals) is this plus 1. */
     private static final long SLIDING_LOG_TAG = 2 * 256 + 1;
     /** The sliding log's part of the client's value when its entries are in a list (sliding-log.lua). */
     private static final long LOG_TAG = 2 * 256 + 129;
@@ -110,12 +111,13 @@ class ScriptDifferentialIT {
             long[] state = request.states.get(i);
             byte[] logKey = logKey(identity, limit);
             raw.del(logKey);
-            if (state != null && limit.algorithm() == Algorithms.SLIDING_LOG && request.listedLogs.get(i)
-                    && state[0] == SLIDING_LOG_TAG && state.length % 2 == 1) {
-                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, listLog(logKey, state)));
-            } else if (state != null) {
-                // A sliding log in the reference's form is how key schema 1 held it: moved into a list when admitted.
-                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, state));
+            long[] scriptState = limit.algorithm() == Algorithms.SLIDING_LOG ? costs(state) : state;
+            if (scriptState != null && limit.algorithm() == Algorithms.SLIDING_LOG && request.listedLogs.get(i)
+                    && scriptState[0] == SLIDING_LOG_TAG && scriptState.length % 2 == 1) {
+                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, listLog(logKey, scriptState)));
+            } else if (scriptState != null) {
+                // A sliding log of costs is how key schema 1 held it: moved into a list when admitted.
+                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, scriptState));
             }
             expected.add(limit.algorithm().transition(state, request.now, limit, request.cost));
         }
@@ -144,13 +146,36 @@ class ScriptDifferentialIT {
                 assertThat(entry).as("new state of " + limit.name()).isNotNull();
                 assertThat(entry.expiresAt()).as("expiry of " + limit.name())
                         .isEqualTo(request.now + transition.resetAfterMicros());
-                long[] state = limit.algorithm() == Algorithms.SLIDING_LOG
-                        ? unlistLog(logKey(identity, limit), entry.state()) : entry.state();
-                assertThat(state).as("new state of " + limit.name()).isEqualTo(transition.state());
+                // The sliding log's entries, (time, cost) in the script's list, are compared with the
+                // reference's running totals turned into costs: the same log in another layout.
+                boolean log = limit.algorithm() == Algorithms.SLIDING_LOG;
+                long[] state = log ? unlistLog(logKey(identity, limit), entry.state()) : entry.state();
+                assertThat(state).as("new state of " + limit.name())
+                        .isEqualTo(log ? costs(transition.state()) : transition.state());
             } else {
                 assertThat(entry).as("state of " + limit.name() + ", fully reset").isNull();
             }
         }
+    }
+
+    /**
+     * A sliding log of the reference's format 2 ({@code [tag, base, t1, s1, ...]}, running totals)
+     * in format 1 ({@code [tag, t1, c1, ...]}, costs), the form the script reads and lists; any
+     * other state as it is (a malformed one stays malformed for both).
+     */
+    private static long[] costs(long[] state) {
+        if (state == null || state.length < 2 || state[0] != SLIDING_LOG_TAG + 1 || state.length % 2 != 0) {
+            return state;
+        }
+        long[] costs = new long[state.length - 1];
+        costs[0] = SLIDING_LOG_TAG;
+        long total = state[1];
+        for (int i = 2; i + 1 < state.length; i += 2) {
+            costs[i - 1] = state[i];
+            costs[i] = state[i + 1] - total;
+            total = state[i + 1];
+        }
+        return costs;
     }
 
     private static byte[] logKey(String identity, Limit limit) {
