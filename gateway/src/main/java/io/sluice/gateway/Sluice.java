@@ -9,17 +9,20 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code sluice} program, the gateway's entry point. Its subcommand {@code simulate}
- * (from {@code sluice-simulator}) runs a simulated fleet of gateway instances on one store
- * and compares what they admit with what one exact limiter would.
+ * The {@code sluice} program. Its subcommands: {@code gateway} runs a rate-limiting reverse
+ * proxy in front of an API; {@code check-config} checks a config file; {@code simulate} (from
+ * {@code sluice-simulator}) runs a simulated fleet of gateway instances on one store and
+ * compares what they admit with what one exact limiter would.
  *
  * <pre>{@code
+ * java -jar sluice-gateway.jar gateway --config sluice.yaml --upstream http://localhost:3000
+ * java -jar sluice-gateway.jar check-config sluice.yaml
  * java -jar sluice-gateway.jar simulate --instances 20 --balancer skewed
  * }</pre>
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Sluice.Version.class,
         description = "Distributed rate limiting for public APIs.",
-        subcommands = {SimulateCommand.class})
+        subcommands = {GatewayCommand.class, CheckConfigCommand.class, SimulateCommand.class})
 public final class Sluice implements Runnable {
 
     @Spec

@@ -9,7 +9,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /** Reads a duration option: a whole number and a unit ({@code 250us 500ms 1s 5m 1h 1d}) or ISO-8601 ({@code PT1S}). */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
 
     private static final Pattern AMOUNT_AND_UNIT = Pattern.compile("(\\d{1,12})(us|ms|s|m|h|d)");
 
