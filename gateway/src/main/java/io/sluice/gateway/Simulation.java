@@ -4,6 +4,7 @@ import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
+import io.sluice.core.StoreGuard;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,7 +55,10 @@ final class Simulation {
                 if (settings.perInstance() || stores.isEmpty()) {
                     stores.add(new CountingStore(settings.store().open(clock)));
                 }
-                instances.add(RateLimiter.builder().limit(limit).store(stores.get(stores.size() - 1)).build());
+                // With sluice-core on the class path the limiter would find its default guard, on the real
+                // clock; the simulation's runs on simulated time, with no block cache (one store call a request).
+                instances.add(RateLimiter.builder().limit(limit).store(stores.get(stores.size() - 1))
+                        .layer(StoreGuard.custom().blockCacheSize(0).clockForTesting(clock).build()).build());
             }
             while (!arrivals.isEmpty() && arrivals.peek().nextArrivalMicros() < endMicros) {
                 ClientTraffic client = arrivals.poll();
