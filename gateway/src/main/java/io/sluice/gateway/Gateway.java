@@ -93,6 +93,10 @@ final class Gateway implements AutoCloseable {
             // cache) go to the same registry as the gateway's, on /metrics.
             StoreGuard.Builder guard = StoreGuard.custom().meterRegistry(registry)
                     .storeName(gatewayConfig.store().kind());
+            if (gatewayConfig.store().timeout() != null) {
+                // The config's timeout is how long a decision may take: the guard's limit as well as the store's.
+                guard.timeout(gatewayConfig.store().timeout());
+            }
             if (clockForTesting != null) {
                 guard.clockForTesting(clockForTesting);
             }
