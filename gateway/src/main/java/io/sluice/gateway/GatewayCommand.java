@@ -1,5 +1,6 @@
 package io.sluice.gateway;
 
+import io.sluice.simulator.DurationConverter;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package io.sluice.gateway;
 
 import io.sluice.http.ClientIdentity;
 import io.sluice.http.HeaderFamily;
+import io.sluice.simulator.DurationConverter;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.sluice.jmh;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
@@ -23,9 +24,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * A denied client asking again: answered by the block cache (no store call), against the
- * same denial asked of the in-process local store (the cheapest store there is) in the same
- * run. Run it as docs/operations.md says; target: a hit under 200 ns at p50.
+ * The guard's fast answers, each against the in-process local store (the cheapest store
+ * there is) in the same run: a denied client asking again, answered by the block cache (target:
+ * under 200 ns at p50), and a decision while the store's circuit breaker is open (target:
+ * microseconds, not a timeout). Run it as docs/operations.md says.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -33,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
-public class BlockCacheBenchmark {
+public class GuardBenchmark {
 
     /** Where a repeated denial is answered. */
     public enum Path {
@@ -42,7 +44,9 @@ public class BlockCacheBenchmark {
         /** The local store, through the guard with its block cache off. */
         LOCAL_STORE,
         /** The local store called directly, without the guard: what the guard's chain costs is the difference. */
-        LOCAL_STORE_UNGUARDED
+        LOCAL_STORE_UNGUARDED,
+        /** A failed store behind an open breaker: the failure policy (fail-closed) answers without a call. */
+        BREAKER_OPEN
     }
 
     /** The path measured. */
@@ -55,7 +59,10 @@ public class BlockCacheBenchmark {
     private Store store;
     private List<Limit> limits;
 
-    /** A limiter whose only permit of the day is spent, so that every decision is a denial. */
+    /**
+     * A limiter whose only permit of the day is spent, so that every decision is a denial; for
+     * {@link Path#BREAKER_OPEN}, on a closed store, whose breaker stays open for the run.
+     */
     @Setup
     public void denyTheClient() {
         StoreGuard.Builder guard = StoreGuard.custom();
@@ -63,9 +70,15 @@ public class BlockCacheBenchmark {
             guard.blockCacheSize(0);
         }
         store = LocalStore.builder().build();
+        if (path == Path.BREAKER_OPEN) {
+            guard.circuitBreaker(CircuitBreakerConfig.custom().waitDurationInOpenState(Duration.ofHours(1)).build());
+            store.close();
+        }
         limiter = RateLimiter.builder().limit(DAILY).store(store).layer(guard.build()).build();
         limits = limiter.limits();
-        limiter.decide("client");
+        for (int i = 0; i < 100; i++) {
+            limiter.decide("client");
+        }
         if (limiter.decide("client").allowed()) {
             throw new IllegalStateException("the client should be denied");
         }

@@ -1,7 +1,8 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
+import io.sluice.algorithms.KeyState;
 import io.sluice.api.Limit;
-import io.sluice.api.Transition;
+import java.util.List;
 import java.util.SplittableRandom;
 
 /**
@@ -14,20 +15,25 @@ final class ClientTraffic {
     private final String key;
     private final SplittableRandom random;
     private final double meanIntervalMicros;
-    private final Limit exactLimiter;
+    private final List<Limit> exactLimits;
+    private final KeyState exactState = KeyState.empty();
 
     private long nextArrivalMicros;
     private long offered;
     private long admitted;
-    private long[] exactState;
     private long admittedByExactLimiter;
 
-    ClientTraffic(int index, SplittableRandom random, double ratePerSecond, long startMicros, Limit exactLimiter) {
+    /**
+     * A client whose key is {@code keyPrefix} and its number, sending from {@code startMicros};
+     * {@code exactLimits} are the exact limiter's limits, checked all-or-nothing.
+     */
+    ClientTraffic(int index, String keyPrefix, SplittableRandom random, double ratePerSecond, long startMicros,
+                  List<Limit> exactLimits) {
         this.index = index;
-        this.key = "client-" + index;
+        this.key = keyPrefix + "client-" + index;
         this.random = random;
         this.meanIntervalMicros = 1e6 / ratePerSecond;
-        this.exactLimiter = exactLimiter;
+        this.exactLimits = exactLimits;
         this.nextArrivalMicros = startMicros + nextInterval();
     }
 
@@ -36,7 +42,7 @@ final class ClientTraffic {
         return index;
     }
 
-    /** The key the client's limit is kept under. */
+    /** The key the client's limits are kept under. */
     String key() {
         return key;
     }
@@ -52,9 +58,7 @@ final class ClientTraffic {
         if (allowed) {
             admitted++;
         }
-        Transition exact = exactLimiter.algorithm().transition(exactState, nextArrivalMicros, exactLimiter, 1);
-        if (exact.allowed()) {
-            exactState = exact.state();
+        if (exactState.tryAcquire(exactLimits, nextArrivalMicros, 1).allowed()) {
             admittedByExactLimiter++;
         }
         nextArrivalMicros += nextInterval();
@@ -73,6 +77,11 @@ final class ClientTraffic {
     /** Requests the exact limiter admitted: this client's ideal. */
     long ideal() {
         return admittedByExactLimiter;
+    }
+
+    /** Requests the fleet admitted beyond this client's ideal; 0 when it admitted no more. */
+    long overAdmitted() {
+        return Math.max(0, admitted - admittedByExactLimiter);
     }
 
     // Exponential gaps make Poisson arrivals, rounded to whole microseconds.

@@ -1,4 +1,4 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
 import io.sluice.api.TimeSource;
 

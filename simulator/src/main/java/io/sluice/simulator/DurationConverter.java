@@ -1,4 +1,4 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -9,13 +9,17 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /** Reads a duration option: a whole number and a unit ({@code 250us 500ms 1s 5m 1h 1d}) or ISO-8601 ({@code PT1S}). */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
 
     private static final Pattern AMOUNT_AND_UNIT = Pattern.compile("(\\d{1,12})(us|ms|s|m|h|d)");
 
     /** Writes {@code duration} the way this converter reads it, in its largest whole unit: {@code 90s}, {@code 1h}. */
     static String format(Duration duration) {
-        long micros = duration.getSeconds() * 1_000_000L + duration.getNano() / 1_000;
+        return formatMicros(duration.getSeconds() * 1_000_000L + duration.getNano() / 1_000);
+    }
+
+    /** Writes {@code micros} microseconds the way this converter reads them, in their largest whole unit. */
+    static String formatMicros(long micros) {
         long[] unitMicros = {86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L};
         String[] unitNames = {"d", "h", "m", "s", "ms"};
         for (int i = 0; i < unitMicros.length; i++) {

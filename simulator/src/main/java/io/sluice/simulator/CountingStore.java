@@ -1,27 +1,31 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
-/** A store that counts the decisions it is asked for: the "store calls per request" figure. */
+/**
+ * A store that counts the calls it gets (decisions, and leases taken or given back): the
+ * "store calls per request" figure.
+ */
 final class CountingStore implements Store {
 
     private final Store store;
     // The simulation calls from one thread, so a plain field is enough.
-    private long applyCalls;
+    private long calls;
 
     CountingStore(Store store) {
         this.store = store;
     }
 
-    /** How many times {@link #tryAcquire} was called. */
-    long applyCalls() {
-        return applyCalls;
+    /** How many calls reached the store. */
+    long calls() {
+        return calls;
     }
 
     @Override
@@ -29,19 +33,27 @@ final class CountingStore implements Store {
         return store.capabilities();
     }
 
-
     @Override
-
     public boolean supports(Algorithm algorithm) {
-
         return store.supports(algorithm);
-
     }
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        applyCalls++;
+        calls++;
         return store.tryAcquire(key, limits, cost);
+    }
+
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        calls++;
+        return store.lease(key, limits, maxTokens);
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        calls++;
+        return store.giveBack(key, limits, lease, unusedTokens);
     }
 
     @Override

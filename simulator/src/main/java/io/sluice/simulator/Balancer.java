@@ -1,4 +1,4 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;

@@ -1,9 +1,10 @@
-package io.sluice.gateway;
+package io.sluice.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
+import io.sluice.api.FailurePolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -23,11 +24,17 @@ class SimulationTest {
 
     private static SimulationSettings settings(boolean perInstance, Balancer balancer, double rate, long seed) {
         return new SimulationSettings(INSTANCES, StoreKind.LOCAL, perInstance, balancer, PERMITS, PERMITS, PERIOD,
-                3, rate, Duration.ofSeconds(5), seed);
+                List.of(), 3, rate, Duration.ofSeconds(5), seed, FailurePolicy.FAIL_CLOSED, false, null);
+    }
+
+    private static SimulationResult run(SimulationSettings settings, Algorithm algorithm) {
+        try (StoreBackend local = StoreKind.LOCAL.start(null)) {
+            return Simulation.run(settings, local, algorithm);
+        }
     }
 
     private static List<SimulationResult> runAll(SimulationSettings settings) {
-        return Algorithms.all().stream().map(algorithm -> Simulation.run(settings, algorithm))
+        return Algorithms.all().stream().map(algorithm -> run(settings, algorithm))
                 .collect(Collectors.toList());
     }
 
@@ -37,7 +44,7 @@ class SimulationTest {
         List<SimulationResult> first = runAll(seeded);
 
         assertThat(runAll(seeded)).isEqualTo(first);
-        assertThat(Simulation.run(settings(false, Balancer.RANDOM, 43), Algorithms.TOKEN_BUCKET).offered())
+        assertThat(run(settings(false, Balancer.RANDOM, 43), Algorithms.TOKEN_BUCKET).offered())
                 .isNotEqualTo(first.get(0).offered());
     }
 
@@ -59,7 +66,7 @@ class SimulationTest {
                     if (algorithm == Algorithms.SLIDING_WINDOW_COUNTER) {
                         continue;
                     }
-                    SimulationResult result = Simulation.run(settings(false, balancer, rate, 7), algorithm);
+                    SimulationResult result = run(settings(false, balancer, rate, 7), algorithm);
 
                     assertThat(Math.abs(result.errorPercent()))
                             .as("%s at %s/s with the %s balancer: %s", algorithm.name(), rate,
@@ -73,9 +80,10 @@ class SimulationTest {
     @Test
     void theSlidingWindowCounterStaysNearTheExactSlidingWindow() {
         SimulationSettings nearTheLimit = new SimulationSettings(INSTANCES, StoreKind.LOCAL, false,
-                Balancer.ROUND_ROBIN, PERMITS, PERMITS, PERIOD, 3, 1.2 * PERMITS, Duration.ofSeconds(20), 7);
+                Balancer.ROUND_ROBIN, PERMITS, PERMITS, PERIOD, List.of(), 3, 1.2 * PERMITS, Duration.ofSeconds(20),
+                7, FailurePolicy.FAIL_CLOSED, false, null);
 
-        SimulationResult result = Simulation.run(nearTheLimit, Algorithms.SLIDING_WINDOW_COUNTER);
+        SimulationResult result = run(nearTheLimit, Algorithms.SLIDING_WINDOW_COUNTER);
 
         // Its estimate takes the previous window's requests as evenly spread; Poisson requests
         // bunch, so it admits a little more than the sliding log (docs/simulate.md: about 1-2%).
@@ -85,7 +93,7 @@ class SimulationTest {
     @Test
     void aStorePerInstanceAdmitsAboutInstancesTimesTheIdeal() {
         for (Algorithm algorithm : Algorithms.all()) {
-            SimulationResult result = Simulation.run(settings(true, Balancer.ROUND_ROBIN, 7), algorithm);
+            SimulationResult result = run(settings(true, Balancer.ROUND_ROBIN, 7), algorithm);
 
             assertThat(result.timesIdeal()).as("%s: %s", algorithm.name(), result)
                     .isBetween(0.95 * INSTANCES, 1.0 * INSTANCES);
@@ -94,7 +102,7 @@ class SimulationTest {
 
     @Test
     void unevenBalancingLeavesPerInstanceLimitersUnderNTimes() {
-        SimulationResult skewed = Simulation.run(settings(true, Balancer.SKEWED, 7), Algorithms.GCRA);
+        SimulationResult skewed = run(settings(true, Balancer.SKEWED, 7), Algorithms.GCRA);
 
         // The lightly loaded instances never reach their own limit, so the fleet admits less
         // than 20 times the ideal, yet far more than it.
@@ -102,8 +110,25 @@ class SimulationTest {
     }
 
     @Test
+    void theBlockCacheSavesStoreCallsWithoutChangingADecision() {
+        SimulationSettings plain = settings(false, Balancer.RANDOM, 3);
+        SimulationSettings cached = new SimulationSettings(INSTANCES, StoreKind.LOCAL, false, Balancer.RANDOM, PERMITS,
+                PERMITS, PERIOD, List.of(), 3, RATE, Duration.ofSeconds(5), 3, FailurePolicy.FAIL_CLOSED, true, null);
+
+        for (Algorithm algorithm : Algorithms.all()) {
+            SimulationResult withoutCache = run(plain, algorithm);
+            SimulationResult withCache = run(cached, algorithm);
+
+            assertThat(withCache.admitted()).as("%s", withCache).isEqualTo(withoutCache.admitted());
+            assertThat(withCache.overAdmitted()).isEqualTo(withoutCache.overAdmitted());
+            // Far above the limit, most requests are denials an instance already knows of.
+            assertThat(withCache.storeCallsPerRequest()).as("%s", withCache).isLessThan(0.5);
+        }
+    }
+
+    @Test
     void everyRequestIsOneStoreCallWithoutLeasingOrBlockCache() {
-        SimulationResult result = Simulation.run(settings(false, Balancer.RANDOM, 3), Algorithms.FIXED_WINDOW);
+        SimulationResult result = run(settings(false, Balancer.RANDOM, 3), Algorithms.FIXED_WINDOW);
 
         assertThat(result.storeCalls()).isEqualTo(result.offered());
     }
