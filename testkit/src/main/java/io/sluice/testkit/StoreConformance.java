@@ -27,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import net.jqwik.api.AfterFailureMode;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
@@ -43,6 +42,8 @@ import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 import net.jqwik.api.statistics.Statistics;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The conformance suite of the {@link Store} contract: a store's test extends this class and
@@ -874,7 +875,7 @@ public abstract class StoreConformance {
         /** Distinguishes this run's keys from those of earlier runs on the same server. */
         private final String run = Long.toHexString(ThreadLocalRandom.current().nextLong());
         private final AtomicLong keys = new AtomicLong();
-        private Store ownClockStore;
+        private @Nullable Store ownClockStore;
 
         Fixture(StoreConformance test) {
             this.test = test;

@@ -26,6 +26,12 @@ class KeyStateFormatsTest {
         model.tryAcquire("key", limits, START_MICROS, 2);
         model.tryAcquire("key", limits, START_MICROS + 1_000_000, 1);
 
+        // The sliding log as the first release held it: [format 1's tag, t1, cost 2, t2, cost 1].
+        HeldState log = model.held("key").stream()
+                .filter(held -> held.limit().algorithm().equals(Algorithms.SLIDING_LOG)).findFirst().orElseThrow();
+        assertThat(KeyStateFormats.stateVersion1(log))
+                .containsExactly(2 * 256 + 1, START_MICROS, 2, START_MICROS + 1_000_000, 1);
+
         KeyState read = KeyState.decode(KeyStateFormats.version1(model.held("key")));
 
         for (long step = 0; step < 3; step++) {

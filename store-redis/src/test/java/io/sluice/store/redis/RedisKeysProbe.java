@@ -9,6 +9,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.sluice.testkit.HeldState;
+import io.sluice.testkit.KeyStateFormats;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -63,8 +64,8 @@ final class RedisKeysProbe implements AutoCloseable {
     void writeVersion1(String client, List<HeldState> states, long nowMicros) {
         String hashTag = RedisKeys.hashTag(client);
         for (HeldState held : states) {
-            String value = held.expiresAtMicros() + "," + Arrays.stream(held.state()).mapToObj(Long::toString)
-                    .collect(Collectors.joining(","));
+            String value = held.expiresAtMicros() + "," + Arrays.stream(KeyStateFormats.stateVersion1(held))
+                    .mapToObj(Long::toString).collect(Collectors.joining(","));
             long ttlMillis = (held.expiresAtMicros() - nowMicros + 999) / 1_000 + TEST_CLOCK_TTL_SLACK_MILLIS;
             commands.set("sluice:v1:" + hashTag + ":" + held.limit().name(), value, SetArgs.Builder.px(ttlMillis));
         }
