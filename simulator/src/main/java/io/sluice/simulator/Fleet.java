@@ -4,6 +4,7 @@ import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.RateLimiterBuilder;
 import io.sluice.api.Store;
+import io.sluice.core.LeasePolicy;
 import io.sluice.core.StoreGuard;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,11 @@ final class Fleet implements AutoCloseable {
 
     /** Opens the stores of {@code settings} from {@code backend} and builds the instances on them. */
     Fleet(SimulationSettings settings, StoreBackend backend, SimulatedClock clock, List<Limit> limits) {
-        StoreGuard guard = StoreGuard.custom()
+        StoreGuard.Builder guardBuilder = StoreGuard.custom();
+        if (settings.leaseShare() > 0) {
+            guardBuilder.leasing(LeasePolicy.custom().share(settings.leaseShare()).build());
+        }
+        StoreGuard guard = guardBuilder
                 .instances(settings.instancesPerStore())
                 .blockCacheSize(settings.blockCache() ? StoreGuard.DEFAULT_BLOCK_CACHE_SIZE : 0)
                 .timeout(StoreBackend.CALL_TIMEOUT)
