@@ -3,13 +3,14 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * token-bucket (id 4): state {@code [tag, units, last]}, the tokens in units of
  * {@code 1 / scale} token (see {@link BucketRate}) at the time {@code last}, up to
  * {@code B * scale}; see docs/algorithms.md.
  */
-final class TokenBucket implements Algorithm {
+final class TokenBucket implements Algorithm, LeaseReturn {
 
     static final int ID = 4;
     /** Version 2: tokens in units of the exact rate. */
@@ -65,6 +66,29 @@ final class TokenBucket implements Algorithm {
         }
         return Transition.denied(rate.tokens(units), resetAfter(rate, capacity, units, lag),
                 lag + rate.microsToAdd(needed - units), state);
+    }
+
+    /** Adds the tokens back to the bucket refilled to now, capped at its capacity. */
+    @Override
+    public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
+                                      long unused) {
+        long burst = limit.burst();
+        if (state == null || state.length != 3 || (state[0] != TAG && state[0] != TAG_V1)) {
+            return null;
+        }
+        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        long capacity = rate.units(burst);
+        long units = state[0] == TAG ? Math.min(state[1], capacity) : rate.units(Math.min(state[1], burst));
+        long last = state[2];
+        if (nowMicros > last) {
+            long elapsed = nowMicros - last;
+            units = elapsed >= rate.microsToAdd(capacity - units) ? capacity : units + elapsed * rate.tokensPerMicro();
+            last = nowMicros;
+        }
+        // unused is compared in tokens first: units(unused) could pass 2^53 for a huge count.
+        long room = capacity - units;
+        long back = unused >= rate.tokens(room) + 1 ? room : Math.min(room, rate.units(unused));
+        return new long[] {TAG, units + back, last};
     }
 
     private static long resetAfter(BucketRate rate, long capacity, long units, long lag) {
