@@ -21,7 +21,7 @@ public final class LeasePolicy {
     /** How long a lease may be spent, as a share of the shortest period among the limits: a tenth. */
     public static final double DEFAULT_LENGTH_SHARE = 0.1;
     /** A key is leased once it asks for at least this many tokens per lease length on this instance. */
-    public static final long DEFAULT_MIN_TOKENS = 2;
+    public static final long DEFAULT_MIN_TOKENS = 4;
     /** The most keys whose leases and rates an instance tracks (least recently used ones go first). */
     public static final long DEFAULT_MAX_KEYS = 100_000;
 

@@ -2,13 +2,14 @@ package io.sluice.gateway;
 
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
-/** A store that counts the decisions it is asked for: the "store calls per request" figure. */
+/** A store that counts the calls it gets (decisions, leases, give-backs): the "store calls per request" figure. */
 final class CountingStore implements Store {
 
     private final Store store;
@@ -19,7 +20,7 @@ final class CountingStore implements Store {
         this.store = store;
     }
 
-    /** How many times {@link #tryAcquire} was called. */
+    /** How many times {@link #tryAcquire}, {@link #lease} or {@link #giveBack} was called. */
     long applyCalls() {
         return applyCalls;
     }
@@ -42,6 +43,18 @@ final class CountingStore implements Store {
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         applyCalls++;
         return store.tryAcquire(key, limits, cost);
+    }
+
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        applyCalls++;
+        return store.lease(key, limits, maxTokens);
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        applyCalls++;
+        return store.giveBack(key, limits, lease, unusedTokens);
     }
 
     @Override

@@ -87,6 +87,17 @@ final class SimulateCommand implements Callable<Integer> {
             description = "How long the clients send, in virtual time (default ${DEFAULT-VALUE}).")
     private Duration duration;
 
+    @Option(names = "--lease", paramLabel = "SHARE",
+            description = "Local quota leasing: each instance leases batches of up to SHARE of the limit "
+                    + "(such as 0.1) for busy clients and decides their requests locally; adds the over- and "
+                    + "under-admission columns (default: no leasing).")
+    private double leaseShare;
+
+    @Option(names = "--lease-length", paramLabel = "SHARE", defaultValue = "0.1",
+            description = "With --lease: how long a lease may be spent, as a share of the period "
+                    + "(default ${DEFAULT-VALUE}); it also ends with its window, or when its bucket would be full.")
+    private double leaseLength;
+
     @Option(names = "--seed", paramLabel = "N", defaultValue = "1",
             description = "Fixes the arrivals and the balancer's choices (default ${DEFAULT-VALUE}).")
     private long seed;
@@ -117,13 +128,22 @@ final class SimulateCommand implements Callable<Integer> {
                             ? "each with a " + fleet.store().optionName() + " store of its own"
                             : "one shared " + fleet.store().optionName() + " store",
                     fleet.balancer().optionName());
-            out.printf(Locale.ROOT, "%-24s %12s %12s %12s %10s %9s %10s%n",
-                    "algorithm", "offered", "admitted", "ideal", "error", "x ideal", "calls/req");
+            boolean leasing = fleet.leaseShare() > 0;
+            if (leasing) {
+                out.printf(Locale.ROOT, "local quota leasing: batches of up to %s of the limit, for up to %s of "
+                        + "the period%n", plain(fleet.leaseShare()), plain(fleet.leaseLength()));
+            }
+            out.printf(Locale.ROOT, "%-24s %12s %12s %12s %10s %9s %10s" + (leasing ? " %9s %9s" : "") + "%n",
+                    "algorithm", "offered", "admitted", "ideal", "error", "x ideal", "calls/req", "over", "under");
             for (Algorithm algorithm : selected) {
                 SimulationResult result = Simulation.run(fleet, algorithm);
-                out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %+9.2f%% %8.3fx %10.3f%n",
-                        result.algorithm(), result.offered(), result.admitted(), result.ideal(),
-                        result.errorPercent(), result.timesIdeal(), result.storeCallsPerRequest());
+                out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %+9.2f%% %8.3fx %10.3f", result.algorithm(),
+                        result.offered(), result.admitted(), result.ideal(), result.errorPercent(),
+                        result.timesIdeal(), result.storeCallsPerRequest());
+                if (leasing) {
+                    out.printf(Locale.ROOT, " %8.3f%% %8.3f%%", result.overPercent(), result.underPercent());
+                }
+                out.printf(Locale.ROOT, "%n");
                 out.flush();
             }
         }
@@ -142,7 +162,14 @@ final class SimulateCommand implements Callable<Integer> {
         }
         SimulationSettings settings = new SimulationSettings(instances, store, perInstance, balancer, permits,
                 burst != null ? burst : permits, period, clients, rate != null ? rate : defaultRate(), duration,
-                seed);
+                seed, leaseShare, leaseLength);
+        if (!(leaseLength > 0 && leaseLength <= 1)) {
+            throw usageError("--lease-length must be a share of the period in (0, 1], such as 0.1: "
+                    + plain(leaseLength));
+        }
+        if (leaseShare != 0 && !(leaseShare > 0 && leaseShare <= 1)) {
+            throw usageError("--lease must be a share of the limit in (0, 1], such as 0.1: " + plain(leaseShare));
+        }
         for (Algorithm algorithm : selected) {
             Limit limit;
             try {

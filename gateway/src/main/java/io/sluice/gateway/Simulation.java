@@ -4,6 +4,9 @@ import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
+import io.sluice.api.RateLimiterBuilder;
+import io.sluice.core.LeasePolicy;
+import io.sluice.core.StoreGuard;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,7 +57,13 @@ final class Simulation {
                 if (settings.perInstance() || stores.isEmpty()) {
                     stores.add(new CountingStore(settings.store().open(clock)));
                 }
-                instances.add(RateLimiter.builder().limit(limit).store(stores.get(stores.size() - 1)).build());
+                RateLimiterBuilder builder = RateLimiter.builder().limit(limit).store(stores.get(stores.size() - 1));
+                if (settings.leaseShare() > 0) {
+                    builder.layer(StoreGuard.custom().clockForTesting(clock)
+                            .leasing(LeasePolicy.custom().share(settings.leaseShare())
+                                    .lengthShare(settings.leaseLength()).build()).build());
+                }
+                instances.add(builder.build());
             }
             while (!arrivals.isEmpty() && arrivals.peek().nextArrivalMicros() < endMicros) {
                 ClientTraffic client = arrivals.poll();
@@ -74,12 +83,16 @@ final class Simulation {
         long offered = 0;
         long admitted = 0;
         long idealAdmitted = 0;
+        long over = 0;
+        long under = 0;
         for (ClientTraffic client : clients) {
             offered += client.offered();
             admitted += client.admitted();
             idealAdmitted += client.ideal();
+            over += Math.max(0, client.admitted() - client.ideal());
+            under += Math.max(0, client.ideal() - client.admitted());
         }
         long storeCalls = stores.stream().mapToLong(CountingStore::applyCalls).sum();
-        return new SimulationResult(algorithm.name(), offered, admitted, idealAdmitted, storeCalls);
+        return new SimulationResult(algorithm.name(), offered, admitted, idealAdmitted, storeCalls, over, under);
     }
 }

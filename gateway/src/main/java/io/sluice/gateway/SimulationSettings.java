@@ -19,10 +19,19 @@ import java.time.Duration;
  * @param ratePerSecond requests each client offers per second, on average
  * @param duration how long the simulated traffic lasts
  * @param seed fixes the arrival times and the balancer's choices
+ * @param leaseShare the largest lease as a share of the limit, with local quota leasing; 0 without
+ * @param leaseLength how long a lease may be spent, as a share of the limit's period
  */
 record SimulationSettings(int instances, StoreKind store, boolean perInstance, Balancer balancer,
                           long permits, long burst, Duration period, int clients, double ratePerSecond,
-                          Duration duration, long seed) {
+                          Duration duration, long seed, double leaseShare, double leaseLength) {
+
+    /** Settings without leasing. */
+    SimulationSettings(int instances, StoreKind store, boolean perInstance, Balancer balancer, long permits,
+                       long burst, Duration period, int clients, double ratePerSecond, Duration duration, long seed) {
+        this(instances, store, perInstance, balancer, permits, burst, period, clients, ratePerSecond, duration, seed,
+                0, 0);
+    }
 
     /**
      * The limit every instance enforces for each client under {@code algorithm}.
