@@ -119,15 +119,23 @@ public final class KeyState {
             return decision;
         }
         int count = limits.size();
-        int[] at = new int[count];
         Transition[] transitions = new Transition[count];
         for (int i = 0; i < count; i++) {
             Limit limit = limits.get(i);
-            at[i] = indexOf(limit.name());
-            transitions[i] = limit.algorithm().transition(at[i] < 0 ? null : states[at[i]], nowMicros, limit, cost);
+            long[] state = stateOf(limit.name());
+            // A sliding log that would admit is not copied yet: another limit may deny.
+            transitions[i] = limit.algorithm() instanceof SlidingLog
+                    ? ((SlidingLog) limit.algorithm()).transition(state, nowMicros, limit, cost, false)
+                    : limit.algorithm().transition(state, nowMicros, limit, cost);
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {
+            for (int i = 0; i < count; i++) {
+                Limit limit = limits.get(i);
+                if (limit.algorithm() instanceof SlidingLog) {
+                    transitions[i] = limit.algorithm().transition(stateOf(limit.name()), nowMicros, limit, cost);
+                }
+            }
             for (int i = 0; i < count; i++) {
                 // A limit charged before may have been removed, moving the others: look again.
                 String name = limits.get(i).name();
@@ -225,11 +233,6 @@ public final class KeyState {
         }
     }
 
-    private long @Nullable [] stateOf(String name) {
-        int at = indexOf(name);
-        return at < 0 ? null : states[at];
-    }
-
     /** The latest expiry of the states held, in microseconds since the epoch; 0 when empty. */
     public long expiresAtMicros() {
         long latest = 0;
@@ -256,6 +259,11 @@ public final class KeyState {
         } else if (at >= 0) {
             remove(at);
         }
+    }
+
+    private long @Nullable [] stateOf(String name) {
+        int at = indexOf(name);
+        return at < 0 ? null : states[at];
     }
 
     private int indexOf(String name) {

@@ -56,6 +56,16 @@ final class SlidingLog implements Algorithm {
 
     @Override
     public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+        return transition(state, nowMicros, limit, cost, true);
+    }
+
+    /**
+     * The transition; with {@code build} false, an admission's new state is not built (its
+     * {@link Transition#state()} is the log as read). {@link KeyState} asks so first when a
+     * request has several limits, since another limit may deny it: then copying the log
+     * would be wasted, and a denial would cost as much as an admission.
+     */
+    Transition transition(long[] state, long nowMicros, Limit limit, long cost, boolean build) {
         Checks.cost(cost);
         long permits = limit.permits();
         long period = limit.periodMicros();
@@ -81,6 +91,9 @@ final class SlidingLog implements Algorithm {
         // Same microsecond, or a clock that went back: add to the newest entry so that times
         // stay in order and nothing expires earlier than it would have.
         long entryTime = merge ? lastTime : nowMicros;
+        if (!build) {
+            return Transition.allowed(permits - used - cost, entryTime + period - nowMicros, log);
+        }
         long[] next = new long[2 + end - first + (merge ? 0 : 2)];
         next[0] = TAG;
         next[1] = prior;

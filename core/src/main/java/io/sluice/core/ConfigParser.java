@@ -101,8 +101,9 @@ final class ConfigParser {
         if (root == null) {
             return null;
         }
+        // store and http configure the program that hosts the limiter (the sluice gateway), which reads them.
         Fields top = attempt(() -> fields(root, "the policy", Set.of("shadow", "failure-policy", "tiers",
-                "anonymous", "api-keys", "endpoints")));
+                "anonymous", "api-keys", "endpoints", "store", "http")));
         if (top == null) {
             return null;
         }

@@ -61,15 +61,22 @@ final class Fallback implements AutoCloseable {
                 && ((InstanceCount) shared).instances().orElse(0) > 0);
     }
 
+    /**
+     * Charges this instance's shares with a request the store admitted, so that a fallback
+     * starts from what this instance has left of its share, not from a full one: the store and
+     * the fallback then admit about the limit together, instead of up to twice. A share that
+     * is spent (this instance took more than its part) is left as it is.
+     */
+    void charge(String key, List<Limit> limits, long cost, FailurePolicy defaultPolicy) {
+        List<Limit> local = shares(limits, defaultPolicy);
+        if (!local.isEmpty()) {
+            this.local.tryAcquire(key, local, cost);
+        }
+    }
+
     /** Decides a request whose strictest failure policy is {@link FailurePolicy#FALLBACK}. */
     Decision decide(String key, List<Limit> limits, long cost, FailurePolicy defaultPolicy) {
-        int instances = instances();
-        List<Limit> local = new ArrayList<>(limits.size());
-        for (Limit limit : limits) {
-            if (limit.failurePolicy().orElse(defaultPolicy) == FailurePolicy.FALLBACK) {
-                local.add(shares.computeIfAbsent(new Share(limit, instances), Fallback::divide));
-            }
-        }
+        List<Limit> local = shares(limits, defaultPolicy);
         Decision decision;
         try {
             decision = this.local.tryAcquire(key, local, cost).toCompletableFuture().join();
@@ -82,6 +89,18 @@ final class Fallback implements AutoCloseable {
         return Decision.fallback(binding, decision.allowed(), decision.remaining(),
                 decision.resetAfter().toNanos() / 1_000,
                 decision.retryAfter().map(wait -> wait.toNanos() / 1_000).orElse(-1L));
+    }
+
+    /** The shares of the limits that fall back, at the current number of instances. */
+    private List<Limit> shares(List<Limit> limits, FailurePolicy defaultPolicy) {
+        int instances = instances();
+        List<Limit> local = new ArrayList<>(limits.size());
+        for (Limit limit : limits) {
+            if (limit.failurePolicy().orElse(defaultPolicy) == FailurePolicy.FALLBACK) {
+                local.add(shares.computeIfAbsent(new Share(limit, instances), Fallback::divide));
+            }
+        }
+        return local;
     }
 
     /** A limit's share: its permits and burst divided by the instances, at least 1, under the same name. */

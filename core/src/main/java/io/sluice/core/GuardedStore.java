@@ -7,9 +7,11 @@ import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
+import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.Algorithm;
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -130,29 +132,49 @@ final class GuardedStore implements Store {
         long start = System.nanoTime();
         CompletableFuture<Decision> call;
         try {
-            // A copy, so that the timeout completes ours and never the store's own future.
-            call = store.tryAcquire(key, limits, cost).toCompletableFuture().copy();
+            call = store.tryAcquire(key, limits, cost).toCompletableFuture();
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        return call.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, failure) -> {
-            long elapsed = System.nanoTime() - start;
-            if (failure == null) {
-                breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-                meters.storeCall(elapsed, null);
-                if (blockCache != null) {
-                    blockCache.remember(key, limits, cost, askedAtMicros, decision);
-                }
-                meters.decision(decision, shadow);
-                return decision;
+        if (call.isDone()) {
+            // An in-process store answers at once: no timeout to arm, no stage to chain.
+            Decision decision;
+            try {
+                decision = call.join();
+            } catch (CompletionException | CancellationException e) {
+                return CompletableFuture.completedFuture(completed(key, limits, cost, shadow, askedAtMicros, start,
+                        null, e));
             }
-            Throwable cause = unwrap(failure);
-            breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
-            meters.storeCall(elapsed, cause);
-            String why = cause instanceof TimeoutException
-                    ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
-            return unavailable(key, limits, cost, shadow, why, cause);
-        });
+            return CompletableFuture.completedFuture(completed(key, limits, cost, shadow, askedAtMicros, start,
+                    decision, null));
+        }
+        // A copy, so that the timeout completes ours and never the store's own future.
+        return call.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, failure) ->
+                completed(key, limits, cost, shadow, askedAtMicros, start, decision, failure));
+    }
+
+    /** The decision once the store answered ({@code decision}) or failed ({@code failure}). */
+    private Decision completed(String key, List<Limit> limits, long cost, boolean shadow, long askedAtMicros,
+                               long start, @Nullable Decision decision, @Nullable Throwable failure) {
+        long elapsed = System.nanoTime() - start;
+        if (failure == null && decision != null) {
+            breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+            meters.storeCall(elapsed, null);
+            if (blockCache != null) {
+                blockCache.remember(key, limits, cost, askedAtMicros, decision);
+            }
+            if (decision.allowed()) {
+                fallback.charge(key, limits, cost, guard.defaultPolicy);
+            }
+            meters.decision(decision, shadow);
+            return decision;
+        }
+        Throwable cause = failure == null ? new StoreUnavailableException("the store answered null") : unwrap(failure);
+        breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
+        meters.storeCall(elapsed, cause);
+        String why = cause instanceof TimeoutException
+                ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
+        return unavailable(key, limits, cost, shadow, why, cause);
     }
 
     /**

@@ -120,14 +120,16 @@ public final class StoreGuard implements StoreLayer {
     }
 
     /**
-     * The breaker unless {@link Builder#circuitBreaker} sets one: over the last 50 calls (once
-     * there are 20), it opens when half failed or half took longer than half the timeout;
+     * The breaker unless {@link Builder#circuitBreaker} sets one: over the last 20 calls (once
+     * there are 10), it opens when half failed or half took longer than half the timeout;
      * open, it answers without calling the store for {@link #DEFAULT_WAIT_IN_OPEN_STATE},
      * then lets 3 probes through, and closes when they succeed.
      */
     static CircuitBreakerConfig defaultBreakerConfig(Duration timeout) {
         return CircuitBreakerConfig.custom()
-                .slidingWindow(50, 20, CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindow(20, 10, CircuitBreakerConfig.SlidingWindowType.COUNT_BASED,
+                        // Every decision records its call: no lock for the threads to queue on.
+                        CircuitBreakerConfig.SlidingWindowSynchronizationStrategy.LOCK_FREE)
                 .failureRateThreshold(50)
                 .slowCallRateThreshold(50)
                 .slowCallDurationThreshold(timeout.dividedBy(2))

@@ -10,11 +10,14 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +38,37 @@ public final class GridRequest {
     /** The first byte of every request; a member reads only the versions it knows. */
     static final byte FORMAT_VERSION = 1;
 
+    /** The cost and the time: the two longs at the end of every request. */
+    private static final int TAIL_BYTES = 16;
+
+    /** How many sets of limits a member keeps decoded (a fleet's rules, not its clients). */
+    static final int DECODED_LIMITS_KEPT = 1_024;
+
+    /**
+     * The limits' part of a request, as decoded on this member: decoding and checking them
+     * again (names against a pattern, algorithms' parameters) costs more than the decision.
+     */
+    private static final ConcurrentHashMap<LimitsBytes, List<Limit>> DECODED = new ConcurrentHashMap<>();
+
+    /** The last limits encoded in this JVM and their bytes: a limiter sends the same limits every time. */
+    private static volatile @Nullable EncodedLimits lastEncoded;
+
+    /** Limits (the very objects, in order: a list may be changed after it was encoded) and their bytes. */
+    private record EncodedLimits(Limit[] limits, byte[] bytes) {
+
+        boolean sameAs(List<Limit> others) {
+            if (others.size() != limits.length) {
+                return false;
+            }
+            for (int i = 0; i < limits.length; i++) {
+                if (others.get(i) != limits[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     private final List<Limit> limits;
     private final long cost;
     private final long nowMicros;
@@ -53,6 +87,18 @@ public final class GridRequest {
      */
     public static byte[] encode(List<Limit> limits, long cost, long nowMicros) {
         Objects.requireNonNull(limits, "limits");
+        EncodedLimits encoded = lastEncoded;
+        if (encoded == null || !encoded.sameAs(limits)) {
+            encoded = new EncodedLimits(limits.toArray(new Limit[0]), encodeLimits(limits));
+            lastEncoded = encoded;
+        }
+        byte[] head = encoded.bytes();
+        byte[] request = Arrays.copyOf(head, head.length + TAIL_BYTES);
+        ByteBuffer.wrap(request, head.length, TAIL_BYTES).putLong(cost).putLong(nowMicros);
+        return request;
+    }
+
+    private static byte[] encodeLimits(List<Limit> limits) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + 48 * limits.size());
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeByte(FORMAT_VERSION);
@@ -69,8 +115,6 @@ public final class GridRequest {
                 out.writeLong(limit.burst());
                 out.writeLong(limit.periodMicros());
             }
-            out.writeLong(cost);
-            out.writeLong(nowMicros);
         } catch (IOException e) {
             throw new UncheckedIOException("writing to memory cannot fail", e);
         }
@@ -85,14 +129,31 @@ public final class GridRequest {
      */
     public static GridRequest decode(byte[] bytes) {
         Objects.requireNonNull(bytes, "bytes");
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+        if (bytes.length < 1 + TAIL_BYTES) {
+            throw new IllegalArgumentException("a grid request of " + bytes.length + " bytes is truncated");
+        }
+        int head = bytes.length - TAIL_BYTES;
+        List<Limit> limits = DECODED.get(new LimitsBytes(bytes, head));
+        if (limits == null) {
+            limits = decodeLimits(bytes, head);
+            if (DECODED.size() >= DECODED_LIMITS_KEPT) {
+                DECODED.clear();
+            }
+            DECODED.put(new LimitsBytes(Arrays.copyOf(bytes, head), head), limits);
+        }
+        ByteBuffer tail = ByteBuffer.wrap(bytes, head, TAIL_BYTES);
+        return new GridRequest(limits, tail.getLong(), tail.getLong());
+    }
+
+    private static List<Limit> decodeLimits(byte[] bytes, int length) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes, 0, length))) {
             int version = in.readByte();
             if (version != FORMAT_VERSION) {
                 throw new IllegalArgumentException("unknown grid request format version " + version
                         + ": a member with an older sluice-algorithms than the caller's?");
             }
             int count = in.readInt();
-            if (count < 1 || count > bytes.length) {
+            if (count < 1 || count > length) {
                 throw new IllegalArgumentException("a grid request of " + bytes.length + " bytes cannot hold "
                         + count + " limits");
             }
@@ -110,14 +171,41 @@ public final class GridRequest {
                 }
                 limits.add(limit.named(name));
             }
-            long cost = in.readLong();
-            long nowMicros = in.readLong();
             if (in.available() != 0) {
                 throw new IllegalArgumentException("a grid request has " + in.available() + " trailing bytes");
             }
-            return new GridRequest(List.copyOf(limits), cost, nowMicros);
+            return List.copyOf(limits);
         } catch (IOException e) {
             throw new IllegalArgumentException("a grid request of " + bytes.length + " bytes is truncated", e);
+        }
+    }
+
+    /** The first {@code length} bytes of an array, compared by content: the key of {@link #DECODED}. */
+    private static final class LimitsBytes {
+
+        private final byte[] bytes;
+        private final int length;
+        private final int hash;
+
+        LimitsBytes(byte[] bytes, int length) {
+            this.bytes = bytes;
+            this.length = length;
+            int h = 1;
+            for (int i = 0; i < length; i++) {
+                h = 31 * h + bytes[i];
+            }
+            this.hash = h;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof LimitsBytes other && other.hash == hash
+                    && Arrays.equals(bytes, 0, length, other.bytes, 0, other.length);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
         }
     }
 

@@ -38,6 +38,16 @@ class GridRequestTest {
     }
 
     @Test
+    void aListChangedAfterItWasSentIsSentAsItIsNow() {
+        List<Limit> limits = new java.util.ArrayList<>(LIMITS);
+        assertThat(GridRequest.decode(GridRequest.encode(limits, 1, 0)).limits()).isEqualTo(LIMITS);
+        Limit other = Limit.of(Algorithms.GCRA, 3, Duration.ofMinutes(1)).named("other");
+        limits.set(1, other);
+        assertThat(GridRequest.decode(GridRequest.encode(limits, 1, 0)).limits())
+                .containsExactly(LIMITS.get(0), other, LIMITS.get(2));
+    }
+
+    @Test
     void anAlgorithmThatIsNotBuiltInIsRefusedByTheCallerByName() {
         Algorithm unknown = new Algorithm() {
             @Override
