@@ -79,9 +79,10 @@ final class Gcra implements Algorithm, LeaseReturn {
     }
 
     /**
-     * Moves the arrival time back by the tokens' emission interval, never before now: the
-     * state a request of that many fewer tokens would have left. An arrival time more than
-     * the whole bucket ahead (a clock that went back) is left as it is.
+     * Moves the arrival time back by the tokens' emission interval, never before now, less
+     * the time since the lease: while the tokens were out the arrival time could reach now,
+     * where without the lease it would have reached it sooner (see {@link TokenBucket}). An
+     * arrival time more than the whole bucket ahead (a clock that went back) is left as it is.
      */
     @Override
     public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
@@ -104,8 +105,11 @@ final class Gcra implements Algorithm, LeaseReturn {
             return null;
         }
         long owed = ahead * perMicro + fraction;
-        // unused is compared in tokens first: units(unused) could pass 2^53 for a huge count.
-        long left = unused > rate.tokens(owed) ? 0 : owed - rate.units(unused);
+        long back = TokenBucket.returnable(rate, tau, Math.min(unused, limit.burst()), nowMicros - takenAtMicros);
+        if (back <= 0) {
+            return null;
+        }
+        long left = Math.max(0, owed - back);
         return new long[] {TAG, nowMicros + left / perMicro, left % perMicro};
     }
 

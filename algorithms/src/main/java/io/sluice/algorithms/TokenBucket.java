@@ -68,7 +68,11 @@ final class TokenBucket implements Algorithm, LeaseReturn {
                 lag + rate.microsToAdd(needed - units), state);
     }
 
-    /** Adds the tokens back to the bucket refilled to now, capped at its capacity. */
+    /**
+     * Adds the tokens back to the bucket refilled to now, capped at its capacity, less what
+     * the bucket refilled since the lease: while the tokens were out, the bucket could fill
+     * up, where without the lease it would have been full sooner and wasted that refill.
+     */
     @Override
     public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
                                       long unused) {
@@ -85,10 +89,22 @@ final class TokenBucket implements Algorithm, LeaseReturn {
             units = elapsed >= rate.microsToAdd(capacity - units) ? capacity : units + elapsed * rate.tokensPerMicro();
             last = nowMicros;
         }
-        // unused is compared in tokens first: units(unused) could pass 2^53 for a huge count.
-        long room = capacity - units;
-        long back = unused >= rate.tokens(room) + 1 ? room : Math.min(room, rate.units(unused));
-        return new long[] {TAG, units + back, last};
+        long returnable = returnable(rate, capacity, Math.min(unused, burst), nowMicros - takenAtMicros);
+        long back = Math.min(capacity - units, returnable);
+        return back <= 0 ? null : new long[] {TAG, units + back, last};
+    }
+
+    /**
+     * The units of {@code unused} tokens that may go back {@code sinceMicros} after their lease:
+     * less the refill of that time, which the bucket without the lease may have wasted at its
+     * capacity. Shared with {@link Gcra}.
+     */
+    static long returnable(BucketRate rate, long capacity, long unused, long sinceMicros) {
+        long since = Math.max(0, sinceMicros);
+        if (since >= rate.microsToAdd(capacity)) {
+            return 0;
+        }
+        return rate.units(unused) - since * rate.tokensPerMicro();
     }
 
     private static long resetAfter(BucketRate rate, long capacity, long units, long lag) {

@@ -60,15 +60,16 @@ class LeasingTest {
         for (int i = 0; i < 16; i++) {
             assertThat(decide(guarded, SLOW).allowed()).isTrue();
         }
-        // A request alone, then leases of 2, 4, 8 (the tokens asked so far), then 10 (10% of 100).
-        assertThat(store.calls()).isEqualTo(5);
-        assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isEqualTo(4);
-        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(11);
-        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 1 - 2 - 4 - 8 - 10 - 1);
+        // Three requests alone (below 4 tokens per lease length), then leases of 4 and 8 (the tokens
+        // asked so far), then 10 (10% of 100).
+        assertThat(store.calls()).isEqualTo(6);
+        assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isEqualTo(3);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(10);
+        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 3 - 4 - 8 - 10 - 1);
         for (int i = 0; i < 30; i++) {
             decide(guarded, SLOW);
         }
-        assertThat(store.calls()).as("30 more requests: the 9 left, then leases of 10").isEqualTo(5 + 3);
+        assertThat(store.calls()).as("30 more requests: the 9 left, then leases of 10").isEqualTo(6 + 3);
     }
 
     @Test
@@ -84,20 +85,23 @@ class LeasingTest {
     }
 
     @Test
-    void aLeaseEndsAtItsLengthAndItsUnusedTokensGoBack() {
-        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+    void aLeaseEndsAtItsLengthAndItsUnusedTokensGoBackLessTheRefillMeanwhile() {
+        // A tenth of a token a second; leases last 10 s (1% of the period).
+        Limit slower = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1_000)).withBurst(100).named("slower");
+        GuardedStore guarded = guarded(LeasePolicy.custom().lengthShare(0.01).build());
         for (int i = 0; i < 18; i++) {
-            decide(guarded, SLOW);
+            decide(guarded, slower);
         }
-        // The lease of 10 taken by the 16th request has 7 left; the lease length is 10 s.
+        // The lease of 10 taken by the 16th request has 7 left.
         clock.advance(Duration.ofSeconds(11));
         long calls = store.calls();
-        assertThat(decide(guarded, SLOW).allowed()).isTrue();
+        assertThat(decide(guarded, slower).allowed()).isTrue();
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isEqualTo(7);
         // Give-back and a new lease of 9 (18 tokens in the last lease length, averaged with none).
         assertThat(store.calls()).isEqualTo(calls + 2);
-        // 100 - 18 spent + 11 refilled - 9 leased, then one more.
-        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 18 + 11 - 9 - 1);
+        // 3 + 22 leased, 1.1 refilled in 11 s, 7 - 1.1 taken back (the refill a bucket without the lease may have
+        // wasted at its capacity is not), 9 leased, then one more.
+        assertThat(storeRemainingAfterOne(slower)).isEqualTo(100 - 25 + 7 - 9 - 1);
     }
 
     @Test
@@ -112,7 +116,7 @@ class LeasingTest {
         clock.advance(Duration.ofMillis(150));
         decide(guarded, WINDOW);
         assertThat(store.calls()).as("the first request of the next window asks the store").isGreaterThan(calls);
-        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(11);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(10);
         // Tokens of the old window cannot go back to the new one: nothing was returned there.
         assertThat(storeRemainingAfterOne(WINDOW)).isLessThan(100 - 1);
     }
