@@ -37,7 +37,19 @@ give_back[3] = function(state, now, permits, burst, period, taken_at, unused)
   return { tag, window_start, math.max(0, state[3] - unused), state[4] }
 end
 
--- token-bucket (TokenBucket.giveBack): back into the bucket refilled to now, up to its capacity.
+-- The units of unused tokens that may go back since microseconds after their lease (as
+-- TokenBucket.returnable): less the refill of that time, which the bucket without the lease
+-- may have wasted at its capacity. unused is at most the burst, so every product stays below 2^53.
+local function returnable(per_micro, scale, capacity, unused, since)
+  since = math.max(0, since)
+  if since >= ceil_div(capacity, per_micro) then
+    return 0
+  end
+  return unused * scale - since * per_micro
+end
+
+-- token-bucket (TokenBucket.giveBack): back into the bucket refilled to now, up to its
+-- capacity, less what the bucket refilled since the lease.
 give_back[4] = function(state, now, permits, burst, period, taken_at, unused)
   local tag, tag_v1 = 4 * 256 + 2, 4 * 256 + 1
   if #state ~= 3 or (state[1] ~= tag and state[1] ~= tag_v1) then
@@ -61,19 +73,17 @@ give_back[4] = function(state, now, permits, burst, period, taken_at, unused)
     end
     last = now
   end
-  -- unused is compared in tokens first: unused * scale could pass 2^53 for a huge count.
-  local room = capacity - units
-  local back
-  if unused >= idiv(room, scale) + 1 then
-    back = room
-  else
-    back = math.min(room, unused * scale)
+  local back = math.min(capacity - units,
+      returnable(per_micro, scale, capacity, math.min(unused, burst), now - taken_at))
+  if back <= 0 then
+    return nil
   end
   return { tag, units + back, last }
 end
 
 -- gcra (Gcra.giveBack): the arrival time moved back by the tokens' emission, never before
--- now; an arrival time more than the whole bucket ahead (a clock that went back) stays.
+-- now, less the time since the lease; an arrival time more than the whole bucket ahead (a
+-- clock that went back) stays.
 give_back[5] = function(state, now, permits, burst, period, taken_at, unused)
   local tag, tag_v1 = 5 * 256 + 2, 5 * 256 + 1
   local per_micro, scale = bucket_rate(permits, burst, period)
@@ -91,12 +101,11 @@ give_back[5] = function(state, now, permits, burst, period, taken_at, unused)
     return nil
   end
   local owed = ahead * per_micro + fraction
-  local left
-  if unused > idiv(owed, scale) then
-    left = 0
-  else
-    left = owed - unused * scale
+  local back = returnable(per_micro, scale, tau, math.min(unused, burst), now - taken_at)
+  if back <= 0 then
+    return nil
   end
+  local left = math.max(0, owed - back)
   return { tag, now + idiv(left, per_micro), math.fmod(left, per_micro) }
 end
 
