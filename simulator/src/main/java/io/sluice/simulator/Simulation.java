@@ -6,6 +6,7 @@ import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.RateLimiterBuilder;
 import io.sluice.api.Store;
+import io.sluice.core.LeasePolicy;
 import io.sluice.core.StoreGuard;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,7 +66,11 @@ final class Simulation {
         // Each instance reaches its store through a counter and, in an outage, a failing store of
         // its own (so that each instance's return to the store is seen), then its own guard:
         // block cache, circuit breaker and failure policy, as a gateway instance has.
-        StoreGuard guard = StoreGuard.custom()
+        StoreGuard.Builder guardBuilder = StoreGuard.custom();
+        if (settings.leaseShare() > 0) {
+            guardBuilder.leasing(LeasePolicy.custom().share(settings.leaseShare()).build());
+        }
+        StoreGuard guard = guardBuilder
                 .instances(settings.instancesPerStore())
                 .blockCacheSize(settings.blockCache() ? StoreGuard.DEFAULT_BLOCK_CACHE_SIZE : 0)
                 .timeout(StoreBackend.CALL_TIMEOUT)
