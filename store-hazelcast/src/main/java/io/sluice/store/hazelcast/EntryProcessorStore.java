@@ -5,11 +5,14 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.LeaseArguments;
 import io.sluice.algorithms.grid.GridCalls;
+import io.sluice.algorithms.grid.GridLease;
 import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
@@ -37,7 +40,7 @@ import org.jspecify.annotations.Nullable;
 final class EntryProcessorStore implements Store {
 
     /** Decisions use the owning member's clock, inside the entry processor. */
-    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true);
+    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
 
     /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
     private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
@@ -80,6 +83,35 @@ final class EntryProcessorStore implements Store {
         ApplyLimits processor = new ApplyLimits(request);
         return calls.call(() -> map().executeOnKey(key, processor))
                 .thenApply(reply -> GridReply.decode(reply, limits));
+    }
+
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        byte[] request;
+        try {
+            LeaseArguments.checkLease(limits, maxTokens);
+            request = GridRequest.encode(limits, maxTokens, now());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        LeaseLimits processor = LeaseLimits.lease(request);
+        return calls.call(() -> map().executeOnKey(key, processor))
+                .thenApply(reply -> GridLease.decode(reply, limits));
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        LeaseLimits processor;
+        try {
+            LeaseArguments.checkGiveBack(limits, lease, unusedTokens);
+            if (unusedTokens == 0) {
+                return CompletableFuture.completedFuture(null);
+            }
+            processor = LeaseLimits.giveBack(GridRequest.encode(limits, unusedTokens, now()), lease.takenAtMicros());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return calls.call(() -> map().executeOnKey(key, processor)).thenApply(reply -> null);
     }
 
     @Override

@@ -17,6 +17,7 @@ final class ProcessorFactory implements DataSerializableFactory {
     static final int WRITE_STATE = 2;
     // 3 was a processor that read whether a limit held state; not reused, so that a member of
     // an older version never reads another processor under it.
+    static final int LEASE_LIMITS = 4;
 
     @Override
     public IdentifiedDataSerializable create(int typeId) {
@@ -25,6 +26,8 @@ final class ProcessorFactory implements DataSerializableFactory {
                 return new ApplyLimits();
             case WRITE_STATE:
                 return new WriteState();
+            case LEASE_LIMITS:
+                return new LeaseLimits();
             default:
                 // Hazelcast turns null into an error naming the factory and the type id.
                 return null;

@@ -1,11 +1,14 @@
 package io.sluice.store.ignite;
 
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.LeaseArguments;
 import io.sluice.algorithms.grid.GridCalls;
+import io.sluice.algorithms.grid.GridLease;
 import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
@@ -32,7 +35,7 @@ import org.jspecify.annotations.Nullable;
 final class IgniteCacheStore implements Store {
 
     /** The primary node's clock decides; a test clock only stands in for it in tests. */
-    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true);
+    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
 
     /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
     private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
@@ -73,6 +76,34 @@ final class IgniteCacheStore implements Store {
         }
         DecideProcessor processor = new DecideProcessor(request);
         return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> GridReply.decode(reply, limits));
+    }
+
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        LeaseProcessor processor;
+        try {
+            LeaseArguments.checkLease(limits, maxTokens);
+            processor = LeaseProcessor.lease(GridRequest.encode(limits, maxTokens, fixedNowMicros()));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> GridLease.decode(reply, limits));
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        LeaseProcessor processor;
+        try {
+            LeaseArguments.checkGiveBack(limits, lease, unusedTokens);
+            if (unusedTokens == 0) {
+                return CompletableFuture.completedFuture(null);
+            }
+            processor = LeaseProcessor.giveBack(GridRequest.encode(limits, unusedTokens, fixedNowMicros()),
+                    lease.takenAtMicros());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> null);
     }
 
     @Override

@@ -1,0 +1,109 @@
+package io.sluice.algorithms.grid;
+
+import io.sluice.algorithms.KeyState;
+import io.sluice.api.Lease;
+import io.sluice.api.Limit;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The leasing operations ({@link io.sluice.api.Store#lease}, {@link io.sluice.api.Store#giveBack})
+ * as a grid store runs them on the member that owns the key, with {@link KeyState#lease} and
+ * {@link KeyState#giveBack}: the steps, and the wire form of a lease's answer.
+ *
+ * <p>The request travels as a {@link GridRequest} whose cost is the lease's most tokens, or
+ * the unused tokens given back; a give-back also carries the lease's time, which the caller
+ * sends next to it. The answer to a lease is its tokens, its time, then the decision in
+ * {@link GridReply}'s form.
+ */
+public final class GridLease {
+
+    /** Tokens and time before the decision in a lease's answer. */
+    private static final int HEAD = 2;
+
+    private GridLease() {
+    }
+
+    /**
+     * Takes a lease of at most {@code request.cost()} tokens from a key's stored state at
+     * {@code nowMicros} ({@link KeyState#lease}) and says what to store.
+     *
+     * @param stored the key's value, {@link KeyState#encode()}'s bytes, or {@code null} when absent
+     * @throws IllegalArgumentException when a limit cannot be leased or the stored bytes are not
+     *     a known {@link KeyState} encoding
+     */
+    public static Outcome lease(GridRequest request, byte @Nullable [] stored, long nowMicros) {
+        KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
+        Lease lease = state.lease(request.limits(), nowMicros, request.cost());
+        long[] reply = encode(lease, request.limits());
+        if (lease.tokens() == 0) {
+            return new Outcome(reply, false, null, 0);
+        }
+        return written(reply, state, nowMicros);
+    }
+
+    /**
+     * Gives back {@code request.cost()} unused tokens of a lease taken at {@code takenAtMicros}
+     * to a key's stored state at {@code nowMicros} ({@link KeyState#giveBack}) and says what
+     * to store: nothing when no limit took any back. The answer is empty.
+     *
+     * @param stored the key's value, or {@code null} when absent (then nothing is given back)
+     * @throws IllegalArgumentException as {@link #lease}
+     */
+    public static Outcome giveBack(GridRequest request, long takenAtMicros, byte @Nullable [] stored,
+                                   long nowMicros) {
+        long[] reply = new long[0];
+        if (stored == null) {
+            return new Outcome(reply, false, null, 0);
+        }
+        KeyState state = KeyState.decode(stored);
+        state.giveBack(request.limits(), nowMicros, takenAtMicros, request.cost());
+        if (!state.isEmpty() && Arrays.equals(state.encode(), stored)) {
+            return new Outcome(reply, false, null, 0);
+        }
+        return written(reply, state, nowMicros);
+    }
+
+    private static Outcome written(long[] reply, KeyState state, long nowMicros) {
+        if (state.isEmpty()) {
+            return new Outcome(reply, true, null, 0);
+        }
+        return new Outcome(reply, true, state.encode(), state.expiresAtMicros() - nowMicros);
+    }
+
+    /** A lease as a member answers it: tokens, time, then the decision in {@link GridReply}'s form. */
+    static long[] encode(Lease lease, List<Limit> limits) {
+        long[] decision = GridReply.encode(lease.decision(), limits);
+        long[] reply = new long[HEAD + decision.length];
+        reply[0] = lease.tokens();
+        reply[1] = lease.takenAtMicros();
+        System.arraycopy(decision, 0, reply, HEAD, decision.length);
+        return reply;
+    }
+
+    /**
+     * The lease a member answered, its decision bound to the caller's {@code limits}.
+     *
+     * @throws IllegalArgumentException when the reply is not one a member gives for these limits
+     */
+    public static Lease decode(long[] reply, List<Limit> limits) {
+        Objects.requireNonNull(reply, "reply");
+        if (reply.length <= HEAD) {
+            throw new IllegalArgumentException("not a lease's reply: " + Arrays.toString(reply));
+        }
+        return new Lease(reply[0], reply[1], GridReply.decode(Arrays.copyOfRange(reply, HEAD, reply.length), limits));
+    }
+
+    /**
+     * What a member answers and stores after a lease or a give-back.
+     *
+     * @param reply the answer for the caller
+     * @param write whether the state changed, so the entry must be written
+     * @param state the bytes to store when {@code write}; {@code null} to remove the entry
+     * @param ttlMicros how long the written state matters: its limits are all fully reset after it
+     */
+    public record Outcome(long[] reply, boolean write, byte @Nullable [] state, long ttlMicros) {
+    }
+}
