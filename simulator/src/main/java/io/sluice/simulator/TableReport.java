@@ -54,18 +54,30 @@ final class TableReport implements Report {
                         ? "each with a " + fleet.store().optionName() + " store of its own"
                         : "one shared " + fleet.store().optionName() + " store",
                 fleet.balancer().optionName());
-        out.printf(Locale.ROOT, "%-24s %12s %12s %12s %10s %9s %10s %10s %10s%n",
-                "algorithm", "offered", "admitted", "ideal", "error", "x ideal", "over", "under", "calls/req");
+        // The under column only with leasing, whose under-admission it shows: the table is unchanged without.
+        if (fleet.leaseShare() > 0) {
+            out.printf(Locale.ROOT, "%-24s %12s %12s %12s %10s %9s %10s %10s %10s%n",
+                    "algorithm", "offered", "admitted", "ideal", "error", "x ideal", "over", "under", "calls/req");
+        } else {
+            out.printf(Locale.ROOT, "%-24s %12s %12s %12s %10s %9s %10s %10s%n",
+                    "algorithm", "offered", "admitted", "ideal", "error", "x ideal", "over", "calls/req");
+        }
         out.flush();
     }
 
     @Override
     public void row(SimulationSettings fleet, SimulationResult result) {
         fleetResults.add(result);
-        out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %+9.2f%% %8.3fx %,10d %,10d %10.3f%n",
-                result.algorithm(), result.offered(), result.admitted(), result.ideal(),
-                result.errorPercent(), result.timesIdeal(), result.overAdmitted(), result.underAdmitted(),
-                result.storeCallsPerRequest());
+        if (fleet.leaseShare() > 0) {
+            out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %+9.2f%% %8.3fx %,10d %,10d %10.3f%n",
+                    result.algorithm(), result.offered(), result.admitted(), result.ideal(),
+                    result.errorPercent(), result.timesIdeal(), result.overAdmitted(), result.underAdmitted(),
+                    result.storeCallsPerRequest());
+        } else {
+            out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %+9.2f%% %8.3fx %,10d %10.3f%n",
+                    result.algorithm(), result.offered(), result.admitted(), result.ideal(),
+                    result.errorPercent(), result.timesIdeal(), result.overAdmitted(), result.storeCallsPerRequest());
+        }
         out.flush();
     }
 

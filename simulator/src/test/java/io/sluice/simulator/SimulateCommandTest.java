@@ -53,6 +53,27 @@ class SimulateCommandTest {
     }
 
     @Test
+    void leasingAdmitsTheIdealWithFewerStoreCalls() {
+        // 90 requests/s on one instance: 9 per lease length (a tenth of the period), leased in batches of up to 10.
+        int exitCode = run("--shared", "--algorithm", "fixed-window", "--instances", "1", "--clients", "2",
+                "--rate", "90", "--duration", "2s", "--lease", "0.1");
+
+        assertThat(exitCode).as(err.toString()).isZero();
+        String output = out.toString();
+        assertThat(output).contains("local quota leasing: batches of up to 0.1 of the smallest limit")
+                .contains(" over      under  calls/req");
+        // admitted = ideal, none over or under, and under 0.4 store calls per request.
+        assertThat(output).containsPattern(
+                "(?m)^fixed-window +[0-9,]+ +([0-9,]+) +\\1 +\\+0\\.00% +1\\.000x +0 +0 +0\\.[0-3][0-9]{2}$");
+    }
+
+    @Test
+    void aLeaseShareOutsideZeroToOneIsRefused() {
+        assertThat(run("--lease", "1.5")).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("--lease must be a share of the limit in (0, 1]").contains("1.5");
+    }
+
+    @Test
     void perInstanceAndSharedExcludeEachOther() {
         assertThat(run("--per-instance", "--shared")).isEqualTo(CommandLine.ExitCode.USAGE);
         assertThat(err.toString()).contains("--per-instance and --shared exclude each other");

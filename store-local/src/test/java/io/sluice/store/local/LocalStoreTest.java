@@ -79,7 +79,7 @@ class LocalStoreTest {
     @Test
     void statesItsCapabilities() {
         try (Store store = LocalStore.builder().build()) {
-            assertThat(store.capabilities()).isEqualTo(new StoreCapabilities(true, true, true));
+            assertThat(store.capabilities()).isEqualTo(new StoreCapabilities(true, true, true, true));
         }
     }
 
