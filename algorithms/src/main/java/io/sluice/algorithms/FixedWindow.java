@@ -3,9 +3,10 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /** fixed-window (id 1): state {@code [tag, windowStart, count]}; see docs/algorithms.md. */
-final class FixedWindow implements Algorithm {
+final class FixedWindow implements Algorithm, LeaseReturn {
 
     static final int ID = 1;
     static final long TAG = ID * 256 + 1;
@@ -46,6 +47,19 @@ final class FixedWindow implements Algorithm {
                     new long[] {TAG, windowStart, count + cost});
         }
         return Transition.denied(Math.max(0, permits - count), windowEndsAfter, windowEndsAfter, state);
+    }
+
+    /** Takes the tokens off the count while the window is still the one the lease was charged in. */
+    @Override
+    public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
+                                      long unused) {
+        long period = limit.periodMicros();
+        long windowStart = takenAtMicros - Math.floorMod(takenAtMicros, period);
+        if (state == null || !Checks.hasTag(state, TAG) || state.length != 3 || state[1] != windowStart
+                || nowMicros - Math.floorMod(nowMicros, period) != windowStart) {
+            return null;
+        }
+        return new long[] {TAG, windowStart, Math.max(0, state[2] - unused)};
     }
 
     @Override

@@ -3,13 +3,14 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * gcra (id 5): state {@code [tag, tat, fraction]}, the theoretical arrival time
  * {@code tat + fraction / tokensPerMicro} microseconds of the exact rate (see
  * {@link BucketRate}); token-bucket behaviour in one time; see docs/algorithms.md.
  */
-final class Gcra implements Algorithm {
+final class Gcra implements Algorithm, LeaseReturn {
 
     static final int ID = 5;
     /** Version 2: the arrival time with its fraction of a microsecond. */
@@ -75,6 +76,41 @@ final class Gcra implements Algorithm {
                     new long[] {TAG, nowMicros + next / perMicro, next % perMicro});
         }
         return Transition.denied(remaining, rate.microsToAdd(owed), rate.microsToAdd(next - tau), state);
+    }
+
+    /**
+     * Moves the arrival time back by the tokens' emission interval, never before now, less
+     * the time since the lease: while the tokens were out the arrival time could reach now,
+     * where without the lease it would have reached it sooner (see {@link TokenBucket}). An
+     * arrival time more than the whole bucket ahead (a clock that went back) is left as it is.
+     */
+    @Override
+    public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
+                                      long unused) {
+        long tat;
+        long fraction = 0;
+        BucketRate rate = BucketRate.of(NAME, limit.permits(), limit.burst(), limit.periodMicros());
+        long perMicro = rate.tokensPerMicro();
+        if (state != null && state.length == 3 && state[0] == TAG) {
+            tat = state[1];
+            fraction = Math.max(0, Math.min(state[2], perMicro - 1));
+        } else if (state != null && state.length == 2 && state[0] == TAG_V1) {
+            tat = state[1];
+        } else {
+            return null;
+        }
+        long ahead = tat - nowMicros;
+        long tau = rate.units(limit.burst());
+        if (ahead < 0 || ahead > tau / perMicro) {
+            return null;
+        }
+        long owed = ahead * perMicro + fraction;
+        long back = TokenBucket.returnable(rate, tau, Math.min(unused, limit.burst()), nowMicros - takenAtMicros);
+        if (back <= 0) {
+            return null;
+        }
+        long left = Math.max(0, owed - back);
+        return new long[] {TAG, nowMicros + left / perMicro, left % perMicro};
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.sluice.algorithms;
 
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import java.io.ByteArrayOutputStream;
@@ -142,6 +143,94 @@ public final class KeyState {
             }
         }
         return decision;
+    }
+
+    /**
+     * Takes a batch of tokens from every limit at once, for one instance to spend locally:
+     * the largest count up to {@code maxTokens} that every limit admits now, charged to all
+     * of them (as {@link #tryAcquire} of that cost would). When one limit cannot give a single
+     * token, nothing is charged and the lease holds 0 tokens and the denial of one token.
+     *
+     * <p>Constant time per limit: each limit's count is read from what a one-token request
+     * would leave ({@code remaining + 1}), which for the leasable algorithms is exactly the
+     * largest cost it admits now.
+     *
+     * @param maxTokens the most tokens to take, at least 1
+     * @return the lease, taken at {@code nowMicros}
+     * @throws IllegalArgumentException when {@code limits} is empty, {@code maxTokens} is below
+     *     1, or a limit's algorithm cannot be leased ({@link Leasing#supports})
+     */
+    public Lease lease(List<Limit> limits, long nowMicros, long maxTokens) {
+        Objects.requireNonNull(limits, "limits");
+        if (limits.isEmpty()) {
+            throw new IllegalArgumentException("need at least one limit");
+        }
+        if (maxTokens < 1) {
+            throw new IllegalArgumentException("maxTokens must be at least 1: " + maxTokens);
+        }
+        for (Limit limit : limits) {
+            Leasing.of(limit);
+        }
+        dropExpired(nowMicros);
+        int count = limits.size();
+        Transition[] probes = new Transition[count];
+        long tokens = maxTokens;
+        for (int i = 0; i < count; i++) {
+            Limit limit = limits.get(i);
+            probes[i] = limit.algorithm().transition(stateOf(limit.name()), nowMicros, limit, 1);
+            if (probes[i].allowed()) {
+                tokens = Math.min(tokens, probes[i].remaining() + 1);
+            }
+        }
+        Decision probe = Decisions.combine(limits, probes);
+        if (!probe.allowed()) {
+            return new Lease(0, nowMicros, probe);
+        }
+        Decision decision = tryAcquire(limits, nowMicros, tokens);
+        if (!decision.allowed()) {
+            throw new IllegalStateException("a limit admitted one token with " + tokens
+                    + " remaining but denied a request of " + tokens + ": " + decision);
+        }
+        return new Lease(tokens, nowMicros, decision);
+    }
+
+    /**
+     * Gives back {@code unused} tokens of a lease taken at {@code takenAtMicros} with these
+     * limits, to each limit whose algorithm can take them back without ever admitting more
+     * than if they had never been taken: a token bucket (capped at its capacity), GCRA (the
+     * arrival time moved back, never before now), a fixed window or sliding window counter
+     * only while its window is still the one the lease was charged in. Tokens a limit cannot
+     * take back are dropped there: leasing may under-admit, never over-admit. Each state keeps
+     * its expiry, which stays a safe bound.
+     *
+     * @param unused the lease's tokens not spent, at least 0 (0 does nothing)
+     * @throws IllegalArgumentException when {@code limits} is empty, {@code unused} is negative,
+     *     or a limit's algorithm cannot be leased
+     */
+    public void giveBack(List<Limit> limits, long nowMicros, long takenAtMicros, long unused) {
+        Objects.requireNonNull(limits, "limits");
+        if (limits.isEmpty()) {
+            throw new IllegalArgumentException("need at least one limit");
+        }
+        if (unused < 0) {
+            throw new IllegalArgumentException("unused tokens must not be negative: " + unused);
+        }
+        for (Limit limit : limits) {
+            Leasing.of(limit);
+        }
+        if (unused == 0) {
+            return;
+        }
+        dropExpired(nowMicros);
+        for (Limit limit : limits) {
+            int at = indexOf(limit.name());
+            if (at >= 0) {
+                long[] returned = Leasing.of(limit).giveBack(states[at], nowMicros, limit, takenAtMicros, unused);
+                if (returned != null) {
+                    states[at] = returned;
+                }
+            }
+        }
     }
 
     /** The latest expiry of the states held, in microseconds since the epoch; 0 when empty. */

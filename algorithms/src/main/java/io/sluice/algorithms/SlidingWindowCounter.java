@@ -3,13 +3,14 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * sliding-window-counter (id 3): state {@code [tag, windowStart, current, previous]}; the
  * previous window's count is weighted by the part of it the sliding window still covers,
  * quantised so that every product stays below 2^53; see docs/algorithms.md.
  */
-final class SlidingWindowCounter implements Algorithm {
+final class SlidingWindowCounter implements Algorithm, LeaseReturn {
 
     static final int ID = 3;
     static final long TAG = ID * 256 + 1;
@@ -80,6 +81,23 @@ final class SlidingWindowCounter implements Algorithm {
             return Math.max(0, windowStart + weights.firstFit(previous, 0) - nowMicros);
         }
         return 0;
+    }
+
+    /**
+     * Takes the tokens off the current count while the window is still the one the lease was
+     * charged in; once it is the previous window, its count is only ever weighted down, so
+     * leaving the tokens there can only under-admit.
+     */
+    @Override
+    public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
+                                      long unused) {
+        long period = limit.periodMicros();
+        long windowStart = takenAtMicros - Math.floorMod(takenAtMicros, period);
+        if (state == null || !Checks.hasTag(state, TAG) || state.length != 4 || state[1] != windowStart
+                || nowMicros - Math.floorMod(nowMicros, period) != windowStart) {
+            return null;
+        }
+        return new long[] {TAG, windowStart, Math.max(0, state[2] - unused), state[3]};
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * token-bucket (id 4): state {@code [tag, units, last, scale]}, the tokens in units of
@@ -10,7 +11,7 @@ import io.sluice.api.Transition;
  * {@code B * scale}; the scale is kept so that a state written under other limit parameters
  * keeps its whole tokens; see docs/algorithms.md.
  */
-final class TokenBucket implements Algorithm {
+final class TokenBucket implements Algorithm, LeaseReturn {
 
     static final int ID = 4;
     /** Version 2: tokens in units of the exact rate, and the units' scale. */
@@ -73,6 +74,45 @@ final class TokenBucket implements Algorithm {
         }
         return Transition.denied(rate.tokens(units), resetAfter(rate, capacity, units, lag),
                 lag + rate.microsToAdd(needed - units), state);
+    }
+
+    /**
+     * Adds the tokens back to the bucket refilled to now, capped at its capacity, less what
+     * the bucket refilled since the lease: while the tokens were out, the bucket could fill
+     * up, where without the lease it would have been full sooner and wasted that refill.
+     */
+    @Override
+    public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
+                                      long unused) {
+        long burst = limit.burst();
+        if (state == null || state.length != 3 || (state[0] != TAG && state[0] != TAG_V1)) {
+            return null;
+        }
+        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        long capacity = rate.units(burst);
+        long units = state[0] == TAG ? Math.min(state[1], capacity) : rate.units(Math.min(state[1], burst));
+        long last = state[2];
+        if (nowMicros > last) {
+            long elapsed = nowMicros - last;
+            units = elapsed >= rate.microsToAdd(capacity - units) ? capacity : units + elapsed * rate.tokensPerMicro();
+            last = nowMicros;
+        }
+        long returnable = returnable(rate, capacity, Math.min(unused, burst), nowMicros - takenAtMicros);
+        long back = Math.min(capacity - units, returnable);
+        return back <= 0 ? null : new long[] {TAG, units + back, last};
+    }
+
+    /**
+     * The units of {@code unused} tokens that may go back {@code sinceMicros} after their lease:
+     * less the refill of that time, which the bucket without the lease may have wasted at its
+     * capacity. Shared with {@link Gcra}.
+     */
+    static long returnable(BucketRate rate, long capacity, long unused, long sinceMicros) {
+        long since = Math.max(0, sinceMicros);
+        if (since >= rate.microsToAdd(capacity)) {
+            return 0;
+        }
+        return rate.units(unused) - since * rate.tokensPerMicro();
     }
 
     private static long resetAfter(BucketRate rate, long capacity, long units, long lag) {

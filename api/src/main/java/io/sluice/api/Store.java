@@ -42,7 +42,14 @@ public interface Store extends AutoCloseable {
      * spend locally: the largest count up to {@code maxTokens} that every limit admits now,
      * charged to all of them atomically (0 when one of them cannot give a single token). A
      * store that can do this says so with {@link StoreCapabilities#leasing()}; the
-     * conformance kit checks it.
+     * conformance kit checks it. The reference is {@code io.sluice.algorithms.KeyState#lease}:
+     * each limit's count is what a one-token request would leave plus one, the lease's time is
+     * the store's clock, and the decision is that of a request of the granted count (or the
+     * one-token denial when it is 0).
+     *
+     * <p>Only fixed window, sliding window counter, token bucket and GCRA limits can be leased
+     * ({@code io.sluice.algorithms.Leasing#supports}); a request with another limit, such as a
+     * sliding log, fails with an {@link IllegalArgumentException} naming it and charges nothing.
      *
      * @param maxTokens the most tokens to take, at least 1
      */
@@ -54,9 +61,15 @@ public interface Store extends AutoCloseable {
     /**
      * Gives back {@code unusedTokens} of a {@link Lease} taken by {@link #lease} with the same
      * key and limits, to the limits whose algorithm can take them back without ever admitting
-     * more than without the lease (a token bucket, GCRA; a window only while it is still the
-     * window the lease was taken in). Tokens that cannot be given back are dropped: leasing
-     * may under-admit, never over-admit.
+     * more than without the lease: a fixed window or sliding window counter only while it is
+     * still the window the lease was taken in; a token bucket or GCRA less what it refilled
+     * since the lease was taken, capped at its capacity (while the tokens were out the bucket
+     * could refill to capacity, where without the lease it would have wasted that refill).
+     * Tokens that cannot be given back are dropped: leasing may under-admit, never over-admit.
+     * The reference is {@code io.sluice.algorithms.KeyState#giveBack}.
+     *
+     * @param unusedTokens at most {@code lease.tokens()}; more fails with an
+     *     {@link IllegalArgumentException}
      */
     default CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
         return CompletableFuture.failedFuture(new UnsupportedOperationException(

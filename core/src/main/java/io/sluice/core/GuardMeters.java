@@ -78,6 +78,27 @@ final class GuardMeters {
         }
     }
 
+    void leaseDecision() {
+        Registered meters = registered;
+        if (meters != null) {
+            meters.leaseDecisions.increment();
+        }
+    }
+
+    void leaseRefill(boolean granted) {
+        Registered meters = registered;
+        if (meters != null) {
+            (granted ? meters.leaseGranted : meters.leaseEmpty).increment();
+        }
+    }
+
+    void leaseReturned(long tokens, boolean returned) {
+        Registered meters = registered;
+        if (meters != null) {
+            (returned ? meters.leaseReturned : meters.leaseLost).increment(tokens);
+        }
+    }
+
     void blockCacheHit() {
         Registered meters = registered;
         if (meters != null && meters.blockCacheHits != null) {
@@ -101,6 +122,11 @@ final class GuardMeters {
         private final Counter errors;
         private final Counter shortCircuited;
         private final @Nullable Counter blockCacheHits;
+        private final Counter leaseDecisions;
+        private final Counter leaseGranted;
+        private final Counter leaseEmpty;
+        private final Counter leaseReturned;
+        private final Counter leaseLost;
 
         Registered(MeterRegistry registry, Tags storeTag, double nearLimitRatio, CircuitBreaker breaker,
                    @Nullable BlockCache blockCache) {
@@ -115,6 +141,18 @@ final class GuardMeters {
                     .description("Store calls that failed").register(registry);
             shortCircuited = Counter.builder(StoreGuard.STORE_SHORT_CIRCUITED).tags(storeTag)
                     .description("Decisions made without calling the store because its circuit breaker was open")
+                    .register(registry);
+            leaseDecisions = Counter.builder(StoreGuard.LEASE_DECISIONS).tags(storeTag)
+                    .description("Decisions served from a lease, without a store call").register(registry);
+            leaseGranted = Counter.builder(StoreGuard.LEASE_REFILLS).tags(storeTag).tag("outcome", "granted")
+                    .description("Lease calls to the store").register(registry);
+            leaseEmpty = Counter.builder(StoreGuard.LEASE_REFILLS).tags(storeTag).tag("outcome", "empty")
+                    .description("Lease calls to the store").register(registry);
+            leaseReturned = Counter.builder(StoreGuard.LEASE_RETURNED_TOKENS).tags(storeTag).tag("outcome", "returned")
+                    .description("Unused leased tokens given back to the store, or lost when that failed")
+                    .register(registry);
+            leaseLost = Counter.builder(StoreGuard.LEASE_RETURNED_TOKENS).tags(storeTag).tag("outcome", "lost")
+                    .description("Unused leased tokens given back to the store, or lost when that failed")
                     .register(registry);
             for (CircuitBreaker.State state : new CircuitBreaker.State[] {
                 CircuitBreaker.State.CLOSED, CircuitBreaker.State.OPEN, CircuitBreaker.State.HALF_OPEN}) {

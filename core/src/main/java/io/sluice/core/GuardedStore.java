@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
@@ -17,13 +18,16 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One store behind the {@link StoreGuard}'s chain. A request goes, in order, through:
  * <ol>
  *   <li>the block cache: a denial the store gave and that still holds is answered here;</li>
- *   <li>(leases, issue 12, plug in here: a request its lease covers needs no store call);</li>
+ *   <li>the lease, when {@linkplain StoreGuard.Builder#leasing leasing} is on: a request its
+ *       lease covers is admitted here; a busy key whose lease ran out leases a new batch
+ *       instead of a single request ({@link LocalLeases});</li>
  *   <li>the circuit breaker: while open, the failure policies answer at once;</li>
  *   <li>the store call, bounded by the timeout;</li>
  *   <li>on failure, each limit's failure policy, the strictest winning: fail-closed denies,
@@ -47,6 +51,8 @@ final class GuardedStore implements Store {
     private final ThrottledLog failures = new ThrottledLog(LOGGER);
     private final ThrottledLog breakerOpened = new ThrottledLog(LOGGER);
     private final ThrottledLog breakerClosed = new ThrottledLog(LOGGER, Level.INFO);
+    private final ThrottledLog returnFailures = new ThrottledLog(LOGGER);
+    private final @Nullable LocalLeases leases;
 
     GuardedStore(Store store, StoreGuard guard) {
         this.store = store;
@@ -57,6 +63,13 @@ final class GuardedStore implements Store {
         this.blockCache = guard.blockCacheSize == 0 ? null : new BlockCache(guard.blockCacheSize, guard.clock);
         this.fallback = new Fallback(store, guard.instances, guard.clock);
         this.meters = new GuardMeters(guard.meterRegistry, name, guard.nearLimitRatio, breaker, blockCache);
+        LeasePolicy leasePolicy = guard.leasePolicy;
+        if (leasePolicy != null && !store.capabilities().leasing()) {
+            LOGGER.log(Level.WARNING, "leasing is on but store " + name + " does not lease tokens (its capabilities): "
+                    + "every request goes to the store");
+        }
+        this.leases = leasePolicy != null && store.capabilities().leasing()
+                ? new LocalLeases(leasePolicy, guard.clock, this::giveBack) : null;
         breaker.getEventPublisher().onStateTransition(event -> {
             CircuitBreaker.State to = event.getStateTransition().getToState();
             if (to == CircuitBreaker.State.OPEN) {
@@ -87,7 +100,30 @@ final class GuardedStore implements Store {
                 return CompletableFuture.completedFuture(blocked);
             }
         }
-        // Leases (issue 12) plug in here: a request that a lease covers is decided without the store.
+        LocalLeases local = leases;
+        if (local != null && LocalLeases.leasable(limits)) {
+            LocalLeases.Entry entry = local.entry(key, limits);
+            Decision leased = entry.spend(cost, askedAtMicros);
+            if (leased != null) {
+                meters.leaseDecision();
+                meters.decision(leased, shadow);
+                return CompletableFuture.completedFuture(leased);
+            }
+            LocalLeases.Unused unused = entry.endIfOver(cost, askedAtMicros);
+            if (unused != null) {
+                giveBack(unused);
+            }
+            long batch = entry.batchFor(cost);
+            if (batch > 0) {
+                return lease(entry, key, limits, cost, batch, shadow, askedAtMicros);
+            }
+        }
+        return callStore(key, limits, cost, shadow, askedAtMicros);
+    }
+
+    /** The store's decision on one request, through the breaker and the timeout. */
+    private CompletionStage<Decision> callStore(String key, List<Limit> limits, long cost, boolean shadow,
+                                                long askedAtMicros) {
         if (!breaker.tryAcquirePermission()) {
             meters.shortCircuited();
             return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, "its circuit breaker is open",
@@ -139,6 +175,97 @@ final class GuardedStore implements Store {
         String why = cause instanceof TimeoutException
                 ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
         return unavailable(key, limits, cost, shadow, why, cause);
+    }
+
+    /**
+     * Leases a batch for a request of {@code cost}, through the breaker and the timeout, and
+     * decides the request from it: admitted (the rest kept for the key's next requests), or
+     * the store's denial when no token was left; a batch smaller than the cost goes back and
+     * the request is asked of the store alone.
+     */
+    private CompletionStage<Decision> lease(LocalLeases.Entry entry, String key, List<Limit> limits, long cost,
+                                            long batch, boolean shadow, long askedAtMicros) {
+        if (!breaker.tryAcquirePermission()) {
+            entry.refillDone();
+            meters.shortCircuited();
+            return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, "its circuit breaker is open",
+                    null));
+        }
+        long start = System.nanoTime();
+        CompletableFuture<Lease> call;
+        try {
+            call = store.lease(key, limits, batch).toCompletableFuture().copy();
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        return call.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((lease, failure) -> {
+            long elapsed = System.nanoTime() - start;
+            if (failure != null) {
+                entry.refillDone();
+                Throwable cause = unwrap(failure);
+                breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
+                meters.storeCall(elapsed, cause);
+                String why = cause instanceof TimeoutException
+                        ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
+                return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, why, cause));
+            }
+            breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+            meters.storeCall(elapsed, null);
+            meters.leaseRefill(lease.tokens() > 0);
+            if (lease.tokens() >= cost) {
+                entry.install(lease, askedAtMicros, cost);
+                Decision charged = lease.decision();
+                Decision decision = Decision.allowed(charged.binding(), charged.remaining() + lease.tokens() - cost,
+                        charged.resetAfter().toNanos() / 1_000);
+                meters.decision(decision, shadow);
+                return CompletableFuture.completedFuture(decision);
+            }
+            entry.refillDone();
+            if (lease.tokens() == 0) {
+                // The store's denial of one token: a request of cost 1 or more is denied as well.
+                if (blockCache != null) {
+                    blockCache.remember(key, limits, 1, askedAtMicros, lease.decision());
+                }
+                meters.decision(lease.decision(), shadow);
+                return CompletableFuture.completedFuture(lease.decision());
+            }
+            giveBack(new LocalLeases.Unused(new LocalLeases.Key(key, limits), lease, lease.tokens()));
+            return callStore(key, limits, cost, shadow, askedAtMicros);
+        }).thenCompose(Function.identity());
+    }
+
+    /**
+     * Gives a lease's unused tokens back, asynchronously, while the breaker is closed; tokens
+     * not given back (breaker open, a failed call) are counted and logged: they are lost to
+     * this key until its limits reset, an under-admission, never an over-admission.
+     */
+    private CompletableFuture<Void> giveBack(LocalLeases.Unused unused) {
+        if (breaker.getState() != CircuitBreaker.State.CLOSED) {
+            lost(unused, "its circuit breaker is not closed", null);
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> call;
+        try {
+            call = store.giveBack(unused.key().key(), unused.key().limits(), unused.lease(), unused.tokens())
+                    .toCompletableFuture().copy();
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        return call.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((ignored, failure) -> {
+            if (failure == null) {
+                meters.leaseReturned(unused.tokens(), true);
+            } else {
+                lost(unused, "the call failed", unwrap(failure));
+            }
+            return null;
+        });
+    }
+
+    private void lost(LocalLeases.Unused unused, String why, @Nullable Throwable cause) {
+        meters.leaseReturned(unused.tokens(), false);
+        returnFailures.log(() -> "store " + name + ": unused leased tokens not given back (" + why + "); they are "
+                + "lost until the limits reset (under-admission only). Counted in " + StoreGuard.LEASE_RETURNED_TOKENS,
+                cause);
     }
 
     private Decision unavailable(String key, List<Limit> limits, long cost, boolean shadow, String why,
@@ -201,8 +328,26 @@ final class GuardedStore implements Store {
         return store.supports(algorithm);
     }
 
+    /** Straight to the store, so that a guarded store leases exactly when its store does. */
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        return store.lease(key, limits, maxTokens);
+    }
+
+    /** Straight to the store, like {@link #lease}. */
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        return store.giveBack(key, limits, lease, unusedTokens);
+    }
+
     @Override
     public void close() {
+        LocalLeases local = leases;
+        if (local != null) {
+            // A graceful shutdown gives every lease's unused tokens back before the store closes.
+            CompletableFuture.allOf(local.endAll().stream().map(this::giveBack).toArray(CompletableFuture[]::new))
+                    .join();
+        }
         fallback.close();
         store.close();
     }

@@ -61,6 +61,12 @@ public final class StoreGuard implements StoreLayer {
     public static final String BLOCK_CACHE_HITS = "sluice.block.cache.hits";
     /** Gauge of the block cache's entries; tag {@code store}. */
     public static final String BLOCK_CACHE_SIZE = "sluice.block.cache.size";
+    /** Counter of lease calls (refills); tags {@code store}, {@code outcome} ({@code granted}, {@code empty}). */
+    public static final String LEASE_REFILLS = "sluice.lease.refills";
+    /** Counter of decisions served from a lease, without a store call; tag {@code store}. */
+    public static final String LEASE_DECISIONS = "sluice.lease.decisions";
+    /** Counter of unused leased tokens given back; tags {@code store}, {@code outcome} ({@code returned}, {@code lost}). */
+    public static final String LEASE_RETURNED_TOKENS = "sluice.lease.returned.tokens";
 
     final Duration timeout;
     final CircuitBreakerConfig breakerConfig;
@@ -71,6 +77,7 @@ public final class StoreGuard implements StoreLayer {
     final double nearLimitRatio;
     final @Nullable String storeName;
     final TimeSource clock;
+    final @Nullable LeasePolicy leasePolicy;
 
     /**
      * The defaults: {@link #DEFAULT_TIMEOUT}, the {@linkplain Builder#circuitBreaker default
@@ -94,6 +101,7 @@ public final class StoreGuard implements StoreLayer {
         this.meterRegistry = builder.meterRegistry;
         this.nearLimitRatio = builder.nearLimitRatio;
         this.storeName = builder.storeName;
+        this.leasePolicy = builder.leasePolicy;
     }
 
     /** A builder starting from the defaults. */
@@ -162,8 +170,20 @@ public final class StoreGuard implements StoreLayer {
         private double nearLimitRatio = DEFAULT_NEAR_LIMIT_RATIO;
         private @Nullable String storeName;
         private TimeSource clock = TimeSource.system();
+        private @Nullable LeasePolicy leasePolicy;
 
         private Builder() {
+        }
+
+        /**
+         * Turns local quota leasing on (off by default): busy keys are decided from batches of
+         * tokens leased from the store, without a store call per request, when the store's
+         * capabilities say {@code leasing} and every limit of the request can be leased (not
+         * a sliding log). Leasing never over-admits; see {@link LeasePolicy} for what it costs.
+         */
+        public Builder leasing(LeasePolicy policy) {
+            this.leasePolicy = Objects.requireNonNull(policy, "policy");
+            return this;
         }
 
         /**

@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.InstanceCount;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -59,6 +60,32 @@ final class OutageStore implements Store, InstanceCount {
                 return new CompletableFuture<>();
             default:
                 return real.tryAcquire(key, limits, cost);
+        }
+    }
+
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        calls.incrementAndGet();
+        switch (mode) {
+            case DOWN:
+                return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
+            case HUNG:
+                return new CompletableFuture<>();
+            default:
+                return real.lease(key, limits, maxTokens);
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        calls.incrementAndGet();
+        switch (mode) {
+            case DOWN:
+                return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
+            case HUNG:
+                return new CompletableFuture<>();
+            default:
+                return real.giveBack(key, limits, lease, unusedTokens);
         }
     }
 

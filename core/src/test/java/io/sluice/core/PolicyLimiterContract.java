@@ -9,6 +9,7 @@ import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.testkit.VirtualClock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -58,8 +59,9 @@ abstract class PolicyLimiterContract {
 
     final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     final Store store = createStore(clock);
-    /** The block cache and breaker on the store's virtual clock. */
-    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock).build();
+    /** The block cache and breaker on the store's virtual clock; a timeout as generous as the stores'. */
+    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock)
+            .timeout(Duration.ofSeconds(10)).build();
 
     /** A new store that decides with this clock. */
     protected abstract Store createStore(VirtualClock clock);

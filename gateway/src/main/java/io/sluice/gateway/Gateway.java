@@ -2,6 +2,7 @@ package io.sluice.gateway;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.sluice.api.TimeSource;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.core.ReloadingPolicyConfig;
 import io.sluice.core.StoreGuard;
@@ -17,6 +18,7 @@ import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A running gateway: a reverse proxy that decides every request by the policy file and forwards
@@ -66,11 +68,16 @@ final class Gateway implements AutoCloseable {
      */
     static Gateway start(Settings settings) {
         GatewayConfig gatewayConfig = GatewayConfig.load(settings.config());
-        return start(settings, gatewayConfig, () -> ConfiguredStore.open(gatewayConfig.store()));
+        return start(settings, gatewayConfig, () -> ConfiguredStore.open(gatewayConfig.store()), null);
     }
 
-    /** Starts on the store {@code openStore} opens, which the gateway then owns (tests give one under a virtual clock). */
-    static Gateway start(Settings settings, GatewayConfig gatewayConfig, Supplier<ConfiguredStore> openStore) {
+    /**
+     * Starts on the store {@code openStore} opens, which the gateway then owns. Tests give one under
+     * a virtual clock, and the same clock as {@code clockForTesting}, so that the store guard's
+     * block cache and breaker run on it too.
+     */
+    static Gateway start(Settings settings, GatewayConfig gatewayConfig, Supplier<ConfiguredStore> openStore,
+                         @Nullable TimeSource clockForTesting) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ConfigTracker tracker = new ConfigTracker(settings.config().toAbsolutePath().normalize(), registry);
         ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(settings.config(), tracker);
@@ -84,9 +91,16 @@ final class Gateway implements AutoCloseable {
         try {
             // The core's meters (decisions by rule and outcome, store latency and errors, breaker, block
             // cache) go to the same registry as the gateway's, on /metrics.
-            StoreGuard guard = StoreGuard.custom().meterRegistry(registry).storeName(gatewayConfig.store().kind())
-                    .build();
-            PolicyLimiter policyLimiter = PolicyLimiter.builder().config(config).store(store.store()).guard(guard)
+            StoreGuard.Builder guard = StoreGuard.custom().meterRegistry(registry)
+                    .storeName(gatewayConfig.store().kind());
+            if (gatewayConfig.store().timeout() != null) {
+                // The config's timeout is how long a decision may take: the guard's limit as well as the store's.
+                guard.timeout(gatewayConfig.store().timeout());
+            }
+            if (clockForTesting != null) {
+                guard.clockForTesting(clockForTesting);
+            }
+            PolicyLimiter policyLimiter = PolicyLimiter.builder().config(config).store(store.store()).guard(guard.build())
                     .build();
             HttpRateLimiter limiter = HttpRateLimiter.custom(policyLimiter).identity(gatewayConfig.identity())
                     .headers(gatewayConfig.headerFamilies()).build();

@@ -1,8 +1,8 @@
 package io.sluice.gateway;
 
-import io.sluice.simulator.DurationConverter;
 import io.sluice.http.ClientIdentity;
 import io.sluice.http.HeaderFamily;
+import io.sluice.simulator.DurationConverter;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;

@@ -92,7 +92,8 @@ class GatewayIT {
         Gateway.Settings settings = new Gateway.Settings(file, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0,
                 Duration.ofSeconds(20), true);
         gateway = Gateway.start(settings, GatewayConfig.load(file),
-                () -> ConfiguredStore.of(LocalStore.builder().clockForTesting(clock).build(), "local, virtual clock"));
+                () -> ConfiguredStore.of(LocalStore.builder().clockForTesting(clock).build(), "local, virtual clock"),
+                clock);
     }
 
     private HttpResponse<String> get(String path, String... headers) throws Exception {

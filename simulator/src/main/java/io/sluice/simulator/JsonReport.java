@@ -44,6 +44,7 @@ final class JsonReport implements Report {
         field(json, "admitted", result.admitted()).append(", ");
         field(json, "ideal", result.ideal()).append(", ");
         field(json, "overAdmitted", result.overAdmitted()).append(", ");
+        field(json, "underAdmitted", result.underAdmitted()).append(", ");
         field(json, "errorPercent", number(result.errorPercent())).append(", ");
         field(json, "timesIdeal", number(result.timesIdeal())).append(",\n   ");
         field(json, "storeCalls", result.storeCalls()).append(", ");
@@ -85,6 +86,7 @@ final class JsonReport implements Report {
         field(json, "seed", fleet.seed()).append(", ");
         field(json, "failure", quote(OptionConverters.optionName(fleet.failurePolicy()))).append(", ");
         field(json, "blockCache", fleet.blockCache()).append(", ");
+        field(json, "leaseShare", number(fleet.leaseShare())).append(", ");
         Outage outage = fleet.outage();
         field(json, "outage", outage == null ? "null"
                 : "{\"fromMicros\": " + outage.fromMicros() + ", \"toMicros\": " + outage.toMicros() + "}");

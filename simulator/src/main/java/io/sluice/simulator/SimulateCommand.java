@@ -134,6 +134,11 @@ public final class SimulateCommand implements Callable<Integer> {
                     + "block cache, without a store call.")
     private boolean blockCache;
 
+    @Option(names = "--lease", paramLabel = "SHARE",
+            description = "Local quota leasing: each instance leases batches of a busy client's tokens, up to "
+                    + "SHARE of the smallest limit (such as 0.1), and decides from them without a store call.")
+    private double leaseShare;
+
     @Option(names = "--json", description = "Print the results as one JSON document instead of tables.")
     private boolean json;
 
@@ -193,7 +198,10 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         SimulationSettings settings = new SimulationSettings(instances, store, perInstance, balancer, permits,
                 burst != null ? burst : permits, period, alsoLimits, clients, rate != null ? rate : defaultRate(),
-                duration, seed, failurePolicy, blockCache, outage);
+                duration, seed, failurePolicy, blockCache, outage, leaseShare);
+        if (leaseShare != 0 && !(leaseShare > 0 && leaseShare <= 1)) {
+            throw usageError("--lease must be a share of the limit in (0, 1], such as 0.1: " + plain(leaseShare));
+        }
         for (Algorithm algorithm : selected) {
             List<Limit> limits;
             try {

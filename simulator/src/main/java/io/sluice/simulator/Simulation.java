@@ -3,10 +3,6 @@ package io.sluice.simulator;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
-import io.sluice.api.RateLimiter;
-import io.sluice.api.RateLimiterBuilder;
-import io.sluice.api.Store;
-import io.sluice.core.StoreGuard;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,6 +13,7 @@ import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs simulated traffic through a fleet of gateway instances in virtual time: each client
@@ -58,59 +55,21 @@ final class Simulation {
         }
         Outage outage = settings.outage();
         long endMicros = START_MICROS + settings.durationMicros();
-        long unavailableOutsideOutage = 0;
-        long offeredInOutage = 0;
-        Map<Decision.Reason, Long> admittedInOutage = new EnumMap<>(Decision.Reason.class);
-        Map<Decision.Reason, Long> deniedInOutage = new EnumMap<>(Decision.Reason.class);
-        // Each instance reaches its store through a counter and, in an outage, a failing store of
-        // its own (so that each instance's return to the store is seen), then its own guard:
-        // block cache, circuit breaker and failure policy, as a gateway instance has.
-        StoreGuard guard = StoreGuard.custom()
-                .instances(settings.instancesPerStore())
-                .blockCacheSize(settings.blockCache() ? StoreGuard.DEFAULT_BLOCK_CACHE_SIZE : 0)
-                .timeout(StoreBackend.CALL_TIMEOUT)
-                .storeName(settings.store().optionName())
-                .clockForTesting(clock)
-                .build();
-        List<Store> stores = new ArrayList<>();
-        List<CountingStore> counters = new ArrayList<>();
-        List<OutageStore> failingStores = new ArrayList<>();
-        try {
-            List<RateLimiter> instances = new ArrayList<>(settings.instances());
-            for (int i = 0; i < settings.instances(); i++) {
-                if (settings.perInstance() || stores.isEmpty()) {
-                    stores.add(backend.open(clock));
-                }
-                Store store = stores.get(stores.size() - 1);
-                if (outage != null) {
-                    OutageStore failing = new OutageStore(store, clock, START_MICROS, outage);
-                    failingStores.add(failing);
-                    store = failing;
-                }
-                CountingStore counter = new CountingStore(store);
-                counters.add(counter);
-                RateLimiterBuilder builder = RateLimiter.builder();
-                limits.forEach(builder::limit);
-                instances.add(builder.store(counter).failurePolicy(settings.failurePolicy()).layer(guard).build());
-            }
+        Tally tally = new Tally(outage);
+        long storeCalls;
+        long storeBackAfterMicros;
+        try (Fleet fleet = new Fleet(settings, backend, clock, limits)) {
             while (!arrivals.isEmpty() && arrivals.peek().nextArrivalMicros() < endMicros) {
                 ClientTraffic client = arrivals.poll();
                 clock.advanceTo(client.nextArrivalMicros());
-                Decision decision = instances.get(balancer.getAsInt()).decideAsync(client.key(), 1)
+                Decision decision = fleet.instance(balancer.getAsInt()).decideAsync(client.key(), 1)
                         .toCompletableFuture().join();
-                if (outage != null && outage.covers(clock.nowMicros() - START_MICROS)) {
-                    offeredInOutage++;
-                    (decision.allowed() ? admittedInOutage : deniedInOutage).merge(decision.reason(), 1L, Long::sum);
-                } else if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE
-                        || decision.reason() == Decision.Reason.FALLBACK) {
-                    unavailableOutsideOutage++;
-                }
+                tally.record(clock.nowMicros() - START_MICROS, decision);
                 client.record(decision.allowed());
                 arrivals.add(client);
             }
-        } finally {
-            // The stores themselves: the wrappers of a shared store would close it once per instance.
-            stores.forEach(Store::close);
+            storeCalls = fleet.storeCalls();
+            storeBackAfterMicros = fleet.storeBackAfterMicros();
         }
         long offered = 0;
         long admitted = 0;
@@ -122,24 +81,33 @@ final class Simulation {
             idealAdmitted += client.ideal();
             overAdmitted += client.overAdmitted();
         }
-        long storeCalls = counters.stream().mapToLong(CountingStore::calls).sum();
         SimulationResult.OutageFigures outageFigures = outage == null ? null
-                : new SimulationResult.OutageFigures(offeredInOutage, admittedInOutage, deniedInOutage,
-                        storeBackAfterMicros(failingStores));
+                : new SimulationResult.OutageFigures(tally.offeredInOutage, tally.admittedInOutage,
+                        tally.deniedInOutage, storeBackAfterMicros);
         return new SimulationResult(algorithm.name(), offered, admitted, idealAdmitted, overAdmitted, storeCalls,
-                unavailableOutsideOutage, outageFigures);
+                tally.unavailableOutsideOutage, outageFigures);
     }
 
-    // The latest of the instances' returns to the store: when every instance used it again.
-    private static long storeBackAfterMicros(List<OutageStore> stores) {
-        long latest = OutageStore.NOT_BACK;
-        for (OutageStore store : stores) {
-            long back = store.storeBackAfterMicros();
-            if (back == OutageStore.NOT_BACK) {
-                return OutageStore.NOT_BACK;
-            }
-            latest = Math.max(latest, back);
+    /** The decisions the outage figures count: those in the outage by reason, and the store's absences outside it. */
+    private static final class Tally {
+        private final @Nullable Outage outage;
+        private long unavailableOutsideOutage;
+        private long offeredInOutage;
+        private final Map<Decision.Reason, Long> admittedInOutage = new EnumMap<>(Decision.Reason.class);
+        private final Map<Decision.Reason, Long> deniedInOutage = new EnumMap<>(Decision.Reason.class);
+
+        Tally(@Nullable Outage outage) {
+            this.outage = outage;
         }
-        return latest;
+
+        void record(long offsetMicros, Decision decision) {
+            if (outage != null && outage.covers(offsetMicros)) {
+                offeredInOutage++;
+                (decision.allowed() ? admittedInOutage : deniedInOutage).merge(decision.reason(), 1L, Long::sum);
+            } else if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE
+                    || decision.reason() == Decision.Reason.FALLBACK) {
+                unavailableOutsideOutage++;
+            }
+        }
     }
 }

@@ -28,6 +28,11 @@ record SimulationResult(String algorithm, long offered, long admitted, long idea
         return ideal == 0 ? Double.NaN : 100.0 * (admitted - ideal) / ideal;
     }
 
+    /** Requests short of each client's ideal, summed over the clients. */
+    long underAdmitted() {
+        return ideal - admitted + overAdmitted;
+    }
+
     /** {@code admitted} as a multiple of {@code ideal} (NaN when the ideal is 0). */
     double timesIdeal() {
         return ideal == 0 ? Double.NaN : (double) admitted / ideal;

@@ -27,14 +27,24 @@ import org.jspecify.annotations.Nullable;
  * @param failurePolicy what the instances answer when the store cannot decide
  * @param blockCache whether each instance answers a denial that still holds from its block cache
  * @param outage when the store fails every call, if ever
+ * @param leaseShare with local quota leasing, the largest lease as a share of the smallest limit; 0 without
  */
 record SimulationSettings(int instances, StoreKind store, boolean perInstance, Balancer balancer,
                           long permits, long burst, Duration period, List<Limit> alsoLimits, int clients,
                           double ratePerSecond, Duration duration, long seed, FailurePolicy failurePolicy,
-                          boolean blockCache, @Nullable Outage outage) {
+                          boolean blockCache, @Nullable Outage outage, double leaseShare) {
 
     SimulationSettings {
         alsoLimits = List.copyOf(alsoLimits);
+    }
+
+    /** Settings without leasing. */
+    SimulationSettings(int instances, StoreKind store, boolean perInstance, Balancer balancer, long permits,
+                       long burst, Duration period, List<Limit> alsoLimits, int clients, double ratePerSecond,
+                       Duration duration, long seed, FailurePolicy failurePolicy, boolean blockCache,
+                       @Nullable Outage outage) {
+        this(instances, store, perInstance, balancer, permits, burst, period, alsoLimits, clients, ratePerSecond,
+                duration, seed, failurePolicy, blockCache, outage, 0);
     }
 
     /**

@@ -32,6 +32,10 @@ final class TableReport implements Report {
         out.printf(Locale.ROOT, "traffic: %d clients x %s requests/s (Poisson) for %s of virtual time, seed %d%n",
                 first.clients(), SimulateCommand.plain(first.ratePerSecond()),
                 DurationConverter.format(first.duration()), first.seed());
+        if (first.leaseShare() > 0) {
+            out.printf(Locale.ROOT, "local quota leasing: batches of up to %s of the smallest limit%n",
+                    SimulateCommand.plain(first.leaseShare()));
+        }
         if (first.blockCache()) {
             out.println("block cache: on (an instance answers a denial that still holds without a store call)");
         }
@@ -50,17 +54,18 @@ final class TableReport implements Report {
                         ? "each with a " + fleet.store().optionName() + " store of its own"
                         : "one shared " + fleet.store().optionName() + " store",
                 fleet.balancer().optionName());
-        out.printf(Locale.ROOT, "%-24s %12s %12s %12s %10s %9s %10s %10s%n",
-                "algorithm", "offered", "admitted", "ideal", "error", "x ideal", "over", "calls/req");
+        out.printf(Locale.ROOT, "%-24s %12s %12s %12s %10s %9s %10s %10s %10s%n",
+                "algorithm", "offered", "admitted", "ideal", "error", "x ideal", "over", "under", "calls/req");
         out.flush();
     }
 
     @Override
     public void row(SimulationSettings fleet, SimulationResult result) {
         fleetResults.add(result);
-        out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %+9.2f%% %8.3fx %,10d %10.3f%n",
+        out.printf(Locale.ROOT, "%-24s %,12d %,12d %,12d %+9.2f%% %8.3fx %,10d %,10d %10.3f%n",
                 result.algorithm(), result.offered(), result.admitted(), result.ideal(),
-                result.errorPercent(), result.timesIdeal(), result.overAdmitted(), result.storeCallsPerRequest());
+                result.errorPercent(), result.timesIdeal(), result.overAdmitted(), result.underAdmitted(),
+                result.storeCallsPerRequest());
         out.flush();
     }
 

@@ -34,8 +34,10 @@ public final class CallerHoldTimes {
     /** Load after the event, while the cluster recovers from it. */
     private static final Duration AFTER = Duration.ofSeconds(3);
     /**
-     * What the wait for an answer may exceed the timeout by: the timeout fires on the JDK's
-     * timer thread, which a busy two-core machine may run late. Returning the stage gets none.
+     * What a decision may exceed the timeout by on a busy two-core machine, beyond the probe's
+     * lag: the timeout fires on a timer thread that may run late, and a caller may wait for a
+     * lock held by a thread the scheduler has set aside, which a probe that takes no lock
+     * does not see.
      */
     public static final Duration TIMER_GRACE = Duration.ofMillis(100);
 
@@ -114,14 +116,14 @@ public final class CallerHoldTimes {
 
     /**
      * Asserts that no decision held its caller beyond {@code timeout}, plus what the machine
-     * added (the probe's lag): returning the stage took less, and the answer came within it
-     * (plus {@link #TIMER_GRACE}).
+     * added (the probe's lag and {@link #TIMER_GRACE}): neither returning the stage nor
+     * waiting for the answer.
      */
     public void assertWithin(Duration timeout) {
         assertThat(decisions).as("decisions made").isPositive();
         Duration lag = Duration.ofNanos(machineLagNanos);
         assertThat(Duration.ofNanos(longestReturnNanos)).as("longest return of decideAsync, %s", this)
-                .isLessThan(timeout.plus(lag));
+                .isLessThan(timeout.plus(TIMER_GRACE).plus(lag));
         assertThat(Duration.ofNanos(longestAnswerNanos)).as("longest wait for a decision, %s", this)
                 .isLessThanOrEqualTo(timeout.plus(TIMER_GRACE).plus(lag));
     }

@@ -770,6 +770,53 @@ public abstract class StoreConformance {
         }
     }
 
+    // ---- leasing (the checks are in LeaseConformance) -------------------------------------
+
+    @Property(tries = 100)
+    @AddLifecycleHook(ReplaysSeed.class)
+    void leasesAndGiveBacksMatchTheReference(
+            @ForAll("leaseScenarios") LeaseConformance.ScenarioWithOperations scenario, Reporter reporter) {
+        leasing(reporter).ifPresent(checks -> checks.matchesTheReference(scenario, START_MICROS));
+    }
+
+    @Provide
+    Arbitrary<LeaseConformance.ScenarioWithOperations> leaseScenarios() {
+        return LeaseConformance.scenarios();
+    }
+
+    @Example
+    void concurrentLeasesOnOneKeyGrantExactlyTheCapacity(Reporter reporter) {
+        leasing(reporter).ifPresent(LeaseConformance::concurrentLeasesGrantExactlyTheCapacity);
+    }
+
+    @Example
+    void givenBackTokensNeverOverAdmit(Reporter reporter) {
+        leasing(reporter).ifPresent(LeaseConformance::givenBackTokensNeverOverAdmit);
+    }
+
+    @Example
+    void aSlidingLogLimitIsNeverLeased(Reporter reporter) {
+        leasing(reporter).ifPresent(LeaseConformance::aSlidingLogLimitIsNeverLeased);
+    }
+
+    /**
+     * The lease checks on the store under the virtual clock; when the store does not declare
+     * {@code leasing}, checks instead that it refuses to lease (as {@link Store}'s default does)
+     * and says so in the report.
+     */
+    private Optional<LeaseConformance> leasing(Reporter reporter) {
+        Fixture fixture = fixture();
+        if (!fixture.capabilities.leasing()) {
+            reporter.publishValue("leasing", "not declared: checked only that lease is refused");
+            Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+            assertThat(failureOf(fixture.virtualStore.lease(fixture.newKey("lease"), List.of(limit), 1)))
+                    .as("a lease on a store whose capabilities do not say leasing").isNotNull();
+            return Optional.empty();
+        }
+        return Optional.of(new LeaseConformance(fixture.virtualStore, fixture.clock,
+                () -> fixture.newKey("lease"), StoreConformance::await));
+    }
+
     // ---- capabilities ----------------------------------------------------------------------
 
     @Example
@@ -784,6 +831,26 @@ public abstract class StoreConformance {
     }
 
     // ---- plumbing --------------------------------------------------------------------------
+
+    /** The virtual clock's start, for checks that need a known phase of the windows. */
+    static long startMicros() {
+        return START_MICROS;
+    }
+
+    /** The failure of a call that must fail: thrown at once or as a failed stage. */
+    static Throwable failureOf(CompletionStage<?> stage) {
+        try {
+            Object value = stage.toCompletableFuture().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            throw new AssertionError("the call must fail; it returned " + value);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (TimeoutException e) {
+            throw new AssertionError("the store did not answer within " + CALL_TIMEOUT, e);
+        }
+    }
 
     private static <T> T await(CompletionStage<T> stage) {
         try {

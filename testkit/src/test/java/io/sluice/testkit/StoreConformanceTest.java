@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import net.jqwik.api.Reporter;
 import net.jqwik.api.lifecycle.AfterContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +45,19 @@ class StoreConformanceTest {
             "stateOfThePreviousFormatIsReadOrRejected",
             "badRequestsGetTheDocumentedExceptions",
             "badLimitsAreRejectedWhenCreated",
+            "leasesAndGiveBacksMatchTheReference",
+            "concurrentLeasesOnOneKeyGrantExactlyTheCapacity",
+            "givenBackTokensNeverOverAdmit",
+            "aSlidingLogLimitIsNeverLeased",
             "statesItsCapabilities");
+
+    /** The lease checks, each selected by its method's parameter types. */
+    private static final Map<String, String> LEASE_TESTS = Map.of(
+            "leasesAndGiveBacksMatchTheReference",
+            LeaseConformance.ScenarioWithOperations.class.getName() + "," + Reporter.class.getName(),
+            "concurrentLeasesOnOneKeyGrantExactlyTheCapacity", Reporter.class.getName(),
+            "givenBackTokensNeverOverAdmit", Reporter.class.getName(),
+            "aSlidingLogLimitIsNeverLeased", Reporter.class.getName());
 
     @TempDir
     Path jqwikDatabase;
@@ -149,6 +162,35 @@ class StoreConformanceTest {
         assertThat(again).isEqualTo(first);
     }
 
+    @Test
+    void aCorrectLeasingStorePassesTheLeaseChecks() {
+        Outcome outcome = runLeaseChecks(CorrectLeasingStore.class);
+        assertThat(outcome.failed()).isEmpty();
+        assertThat(outcome.passed()).containsExactlyInAnyOrderElementsOf(LEASE_TESTS.keySet());
+    }
+
+    @Test
+    void aRacyLeaseIsCaught() {
+        assertThat(runLeaseChecks(RacyLease.class).failed()).containsKey(
+                "concurrentLeasesOnOneKeyGrantExactlyTheCapacity");
+    }
+
+    @Test
+    void givingBackToALaterWindowIsCaught() {
+        assertThat(runLeaseChecks(GivesBackToAnyWindow.class).failed()).containsKey("givenBackTokensNeverOverAdmit");
+    }
+
+    private Outcome runLeaseChecks(Class<? extends StoreConformance> kit) {
+        Set<String> passed = ConcurrentHashMap.newKeySet();
+        Map<String, String> failed = new ConcurrentHashMap<>();
+        LEASE_TESTS.forEach((method, parameters) -> {
+            Outcome outcome = run(selectMethod(kit, method, parameters));
+            passed.addAll(outcome.passed());
+            failed.putAll(outcome.failed());
+        });
+        return new Outcome(passed, failed);
+    }
+
     /** Each test's display name, and the failure message of those that failed. */
     private record Outcome(Set<String> passed, Map<String, String> failed) {
     }
@@ -202,6 +244,49 @@ class StoreConformanceTest {
     }
 
     // The kits under test: static nested classes, which the build's own test run leaves out.
+
+    /** The kit on a {@link LeasingStore} with one flaw, or none; only its lease checks are run. */
+    abstract static class LeasingStoreKit extends StoreConformance {
+
+        private final LeasingStore.Flaw flaw;
+
+        LeasingStoreKit(LeasingStore.Flaw flaw) {
+            this.flaw = flaw;
+        }
+
+        @Override
+        protected Store createStore(VirtualClock clock) {
+            return new LeasingStore(clock, flaw);
+        }
+
+        @Override
+        protected Store createStore() {
+            return new LeasingStore(TimeSource.system(), flaw);
+        }
+
+        @Override
+        protected boolean holdsAnythingFor(Store store, String key) {
+            return ((LeasingStore) store).holdsEntryFor(key);
+        }
+    }
+
+    static class CorrectLeasingStore extends LeasingStoreKit {
+        CorrectLeasingStore() {
+            super(LeasingStore.Flaw.NONE);
+        }
+    }
+
+    static class RacyLease extends LeasingStoreKit {
+        RacyLease() {
+            super(LeasingStore.Flaw.RACY_LEASE);
+        }
+    }
+
+    static class GivesBackToAnyWindow extends LeasingStoreKit {
+        GivesBackToAnyWindow() {
+            super(LeasingStore.Flaw.GIVES_BACK_TO_ANY_WINDOW);
+        }
+    }
 
     /** The kit on a {@link MapStore} with one flaw, or none. */
     abstract static class MapStoreKit extends StoreConformance {

@@ -68,10 +68,18 @@ class GridCallsTest {
     }
 
     @Test
-    void whenTooManyCallsWaitANewOneFailsAtOnce() {
+    void whenTooManyCallsWaitANewOneFailsAtOnce() throws Exception {
+        // One call running on the only thread, then as many waiting as may wait.
         CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(1);
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            for (int i = 0; i <= GridCalls.QUEUED_PER_THREAD; i++) {
+            calls.call(() -> {
+                running.countDown();
+                await(release);
+                return null;
+            });
+            assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < GridCalls.QUEUED_PER_THREAD; i++) {
                 calls.call(() -> {
                     await(release);
                     return null;

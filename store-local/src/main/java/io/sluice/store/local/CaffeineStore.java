@@ -8,16 +8,20 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.sluice.algorithms.KeyState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The local store: one {@link KeyState} per key, in a {@link Cell} of a Caffeine cache,
@@ -38,7 +42,7 @@ final class CaffeineStore implements Store {
      * decisions on a state use this store's one clock: the guarantee {@code serverClock}
      * names, although that clock is this process's own.
      */
-    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true);
+    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
 
     private final TimeSource clock;
     private final ConcurrentMap<String, Cell> states;
@@ -77,11 +81,45 @@ final class CaffeineStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        return run(() -> charge(key, (state, nowMicros) -> state.tryAcquire(limits, nowMicros, cost),
+                Decision::allowed));
+    }
+
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        return run(() -> charge(key, (state, nowMicros) -> state.lease(limits, nowMicros, maxTokens),
+                lease -> lease.tokens() > 0));
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        return run(() -> {
+            Objects.requireNonNull(lease, "lease");
+            if (unusedTokens > lease.tokens()) {
+                throw new IllegalArgumentException("cannot give back " + unusedTokens + " tokens of a lease of "
+                        + lease.tokens());
+            }
+            Cell cell = states.get(key);
+            if (cell == null) {
+                // No state is the fresh state: every limit is full, there is nothing to give back to.
+                KeyState.empty().giveBack(limits, clock.nowMicros(), lease.takenAtMicros(), unusedTokens);
+                return null;
+            }
+            synchronized (cell) {
+                // Giving back only moves a state's reset earlier: the entry's expiry stays a safe bound.
+                cell.state.giveBack(limits, clock.nowMicros(), lease.takenAtMicros(), unusedTokens);
+            }
+            return null;
+        });
+    }
+
+    /** Runs an operation on the calling thread as a completed stage, its failures as the SPI says. */
+    private <R> CompletionStage<R> run(Supplier<R> operation) {
         if (closed) {
             return CompletableFuture.failedFuture(new StoreUnavailableException("the local store is closed"));
         }
         try {
-            return CompletableFuture.completedFuture(decide(key, limits, cost));
+            return CompletableFuture.completedFuture(operation.get());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         } catch (RuntimeException e) {
@@ -89,31 +127,48 @@ final class CaffeineStore implements Store {
         }
     }
 
-    private Decision decide(String key, List<Limit> limits, long cost) {
+    /**
+     * Applies an operation that may charge a key's limits, atomically, on the key's cell.
+     *
+     * @param charged whether the operation's result charged the state
+     */
+    private <R> R charge(String key, Operation<R> operation, Predicate<R> charged) {
         while (true) {
             Cell cell = states.get(key);
             if (cell == null) {
                 KeyState fresh = KeyState.empty();
                 long nowMicros = clock.nowMicros();
-                Decision decision = fresh.tryAcquire(limits, nowMicros, cost);
+                R result = operation.apply(fresh, nowMicros);
                 // A key denied on no state stays absent; one admitted gets a cell unless
                 // another request made one first, in which case it is decided on that one.
-                if (!decision.allowed() || fresh.isEmpty()
+                if (!charged.test(result) || fresh.isEmpty()
                         || states.putIfAbsent(key, new Cell(fresh, nowMicros)) == null) {
-                    return decision;
+                    return result;
                 }
                 continue;
             }
-            Decision decision;
+            R result;
+            boolean admitted;
             synchronized (cell) {
-                decision = cell.tryAcquire(key, limits, clock.nowMicros(), cost);
+                long nowMicros = clock.nowMicros();
+                result = operation.apply(cell.state, nowMicros);
+                admitted = charged.test(result);
+                if (admitted) {
+                    cell.charged(key, nowMicros);
+                }
             }
-            if (!decision.allowed() || states.get(key) == cell) {
+            if (!admitted || states.get(key) == cell) {
                 // A denial changed nothing; an admission is in a cell the map still holds, whose
                 // expiry it moved past now.
-                return decision;
+                return result;
             }
         }
+    }
+
+    /** An operation on a key's state at the store's time. */
+    @FunctionalInterface
+    private interface Operation<R> {
+        R apply(KeyState state, long nowMicros);
     }
 
     /**
@@ -146,17 +201,15 @@ final class CaffeineStore implements Store {
             this.createdTtlNanos = microsToNanos(entryExpiresAtMicros - nowMicros);
         }
 
-        /** Decides on this cell; the caller holds its monitor. */
-        Decision tryAcquire(String key, List<Limit> limits, long nowMicros, long cost) {
-            Decision decision = state.tryAcquire(limits, nowMicros, cost);
+        /** Moves the entry's expiry after the state was charged; the caller holds the monitor. */
+        void charged(String key, long nowMicros) {
             long expiresAt = state.expiresAtMicros();
-            if (decision.allowed() && expiresAt > entryExpiresAtMicros) {
+            if (expiresAt > entryExpiresAtMicros) {
                 entryExpiresAtMicros = expiresAt;
                 // Measured from Caffeine's own reading of the clock, which comes later: the entry
                 // may outlive its state by that much, never the reverse.
                 expiration.setExpiresAfter(key, microsToNanos(expiresAt - nowMicros), TimeUnit.NANOSECONDS);
             }
-            return decision;
         }
     }
 

@@ -1,0 +1,132 @@
+package io.sluice.core;
+
+/**
+ * How a {@link StoreGuard} leases tokens (local quota leasing, docs/operations.md): an
+ * instance takes a batch of a busy key's tokens from the store at once and decides that
+ * key's next requests locally, without a store call, until the batch runs out or the lease
+ * ends. The tokens are charged in the store when leased, so leasing never over-admits; the
+ * tokens an instance holds and does not spend are the bounded under-admission it costs.
+ * Immutable.
+ *
+ * <pre>{@code
+ * StoreGuard guard = StoreGuard.custom().leasing(LeasePolicy.custom().share(0.05).build()).build();
+ * }</pre>
+ *
+ * @see StoreGuard.Builder#leasing(LeasePolicy)
+ */
+public final class LeasePolicy {
+
+    /** The largest batch, as a share of the smallest capacity among a request's limits: 10%. */
+    public static final double DEFAULT_SHARE = 0.1;
+    /** How long a lease may be spent, as a share of the shortest period among the limits: a tenth. */
+    public static final double DEFAULT_LENGTH_SHARE = 0.1;
+    /** A key is leased once it asks for at least this many tokens per lease length on this instance. */
+    public static final long DEFAULT_MIN_TOKENS = 4;
+    /** The most keys whose leases and rates an instance tracks (least recently used ones go first). */
+    public static final long DEFAULT_MAX_KEYS = 100_000;
+
+    private static final LeasePolicy DEFAULTS = new Builder().build();
+
+    final double share;
+    final double lengthShare;
+    final long minTokens;
+    final long maxKeys;
+
+    private LeasePolicy(Builder builder) {
+        this.share = builder.share;
+        this.lengthShare = builder.lengthShare;
+        this.minTokens = builder.minTokens;
+        this.maxKeys = builder.maxKeys;
+    }
+
+    /** The defaults: {@link #DEFAULT_SHARE}, {@link #DEFAULT_LENGTH_SHARE}, {@link #DEFAULT_MIN_TOKENS}, {@link #DEFAULT_MAX_KEYS}. */
+    public static LeasePolicy ofDefaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder starting from the defaults. */
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    @Override
+    public String toString() {
+        return "LeasePolicy[share " + share + ", length " + lengthShare + " of the shortest period, from "
+                + minTokens + " tokens per lease length, " + maxKeys + " keys]";
+    }
+
+    /** Builds a {@link LeasePolicy}. Not thread-safe. */
+    public static final class Builder {
+
+        private double share = DEFAULT_SHARE;
+        private double lengthShare = DEFAULT_LENGTH_SHARE;
+        private long minTokens = DEFAULT_MIN_TOKENS;
+        private long maxKeys = DEFAULT_MAX_KEYS;
+
+        private Builder() {
+        }
+
+        /**
+         * The largest batch one lease takes, as a share of the smallest capacity (burst, or
+         * permits of a window) among the request's limits. A batch is at least one request's
+         * cost; a limit too small for that is not leased.
+         *
+         * @throws IllegalArgumentException unless in (0, 1]
+         */
+        public Builder share(double share) {
+            if (!(share > 0 && share <= 1)) {
+                throw new IllegalArgumentException("lease share must be in (0, 1]: " + share);
+            }
+            this.share = share;
+            return this;
+        }
+
+        /**
+         * How long a lease may be spent, as a share of the shortest period among the request's
+         * limits. A lease also ends at the end of the window it was charged in (fixed window,
+         * sliding window counter) and when its binding limit would be fully reset, whichever
+         * comes first.
+         *
+         * @throws IllegalArgumentException unless in (0, 1]
+         */
+        public Builder lengthShare(double lengthShare) {
+            if (!(lengthShare > 0 && lengthShare <= 1)) {
+                throw new IllegalArgumentException("lease length share must be in (0, 1]: " + lengthShare);
+            }
+            this.lengthShare = lengthShare;
+            return this;
+        }
+
+        /**
+         * The tokens per lease length a key must ask this instance for, on average, before
+         * it is leased: a key seen more rarely goes to the store every time.
+         *
+         * @throws IllegalArgumentException when below 1
+         */
+        public Builder minTokens(long minTokens) {
+            if (minTokens < 1) {
+                throw new IllegalArgumentException("minTokens must be at least 1: " + minTokens);
+            }
+            this.minTokens = minTokens;
+            return this;
+        }
+
+        /**
+         * The most keys tracked; a key dropped gives its lease's unused tokens back.
+         *
+         * @throws IllegalArgumentException when below 1
+         */
+        public Builder maxKeys(long maxKeys) {
+            if (maxKeys < 1) {
+                throw new IllegalArgumentException("maxKeys must be at least 1: " + maxKeys);
+            }
+            this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /** Builds the policy. */
+        public LeasePolicy build() {
+            return new LeasePolicy(this);
+        }
+    }
+}
