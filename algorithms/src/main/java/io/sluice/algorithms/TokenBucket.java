@@ -41,20 +41,9 @@ final class TokenBucket implements Algorithm, LeaseReturn {
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
         long capacity = rate.units(burst);
-        long units = capacity;
-        long last = nowMicros;
-        if (state != null && state.length == 4 && state[0] == TAG && state[3] == rate.scale()) {
-            // Burst lowered under a full stored bucket: capped.
-            units = Math.min(state[1], capacity);
-            last = state[2];
-        } else if (state != null && (state.length == 4 && state[0] == TAG && state[3] > 0
-                || state.length == 3 && state[0] == TAG_V1)) {
-            // Written under other limit parameters (another scale), or version 1 (whole tokens):
-            // the whole tokens stay, capped at the burst.
-            long tokens = state[0] == TAG ? state[1] / state[3] : state[1];
-            units = rate.units(Math.max(0, Math.min(tokens, burst)));
-            last = state[2];
-        }
+        long stored = storedUnits(state, rate, burst);
+        long units = stored < 0 ? capacity : stored;
+        long last = stored < 0 ? nowMicros : state[2];
         if (nowMicros > last) {
             // Capped at the time to fill, so that the product stays below the capacity.
             long elapsed = nowMicros - last;
@@ -85,12 +74,13 @@ final class TokenBucket implements Algorithm, LeaseReturn {
     public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
                                       long unused) {
         long burst = limit.burst();
-        if (state == null || state.length != 3 || (state[0] != TAG && state[0] != TAG_V1)) {
+        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        long stored = storedUnits(state, rate, burst);
+        if (stored < 0) {
             return null;
         }
-        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
         long capacity = rate.units(burst);
-        long units = state[0] == TAG ? Math.min(state[1], capacity) : rate.units(Math.min(state[1], burst));
+        long units = stored;
         long last = state[2];
         if (nowMicros > last) {
             long elapsed = nowMicros - last;
@@ -99,7 +89,7 @@ final class TokenBucket implements Algorithm, LeaseReturn {
         }
         long returnable = returnable(rate, capacity, Math.min(unused, burst), nowMicros - takenAtMicros);
         long back = Math.min(capacity - units, returnable);
-        return back <= 0 ? null : new long[] {TAG, units + back, last};
+        return back <= 0 ? null : new long[] {TAG, units + back, last, rate.scale()};
     }
 
     /**
@@ -113,6 +103,24 @@ final class TokenBucket implements Algorithm, LeaseReturn {
             return 0;
         }
         return rate.units(unused) - since * rate.tokensPerMicro();
+    }
+
+    /**
+     * The units a stored state holds ({@code state[2]} is then its time), -1 when it is no
+     * bucket's state. Burst lowered under a full stored bucket: capped. Written under other
+     * limit parameters (another scale), or version 1 (whole tokens): the whole tokens stay,
+     * capped at the burst.
+     */
+    private static long storedUnits(long @Nullable [] state, BucketRate rate, long burst) {
+        if (state != null && state.length == 4 && state[0] == TAG && state[3] == rate.scale()) {
+            return Math.min(state[1], rate.units(burst));
+        }
+        if (state != null && (state.length == 4 && state[0] == TAG && state[3] > 0
+                || state.length == 3 && state[0] == TAG_V1)) {
+            long tokens = state[0] == TAG ? state[1] / state[3] : state[1];
+            return rate.units(Math.max(0, Math.min(tokens, burst)));
+        }
+        return -1;
     }
 
     private static long resetAfter(BucketRate rate, long capacity, long units, long lag) {

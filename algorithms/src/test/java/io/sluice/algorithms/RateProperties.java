@@ -17,6 +17,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -101,6 +102,33 @@ class RateProperties {
         } catch (IllegalArgumentException notEnforceable) {
             return null;
         }
+    }
+
+    /**
+     * A limit changed (a tier reloaded): the token bucket's state, written in units of the old
+     * limit's scale, keeps its whole tokens under the new limit, capped at the new burst.
+     */
+    @Property(tries = 500)
+    void aChangedLimitKeepsTheWholeTokensCappedAtTheNewBurst(@ForAll("bucketLimits") Limit before,
+                                                            @ForAll("bucketLimits") Limit after,
+                                                            @ForAll @LongRange(min = 0, max = 250) long taken) {
+        long[] state = null;
+        long left = before.burst();
+        for (long i = 0; i < Math.min(taken, before.burst()); i++) {
+            Transition transition = Algorithms.TOKEN_BUCKET.transition(state, EPOCH_2025, before, 1);
+            state = transition.state();
+            left = transition.remaining();
+        }
+        Transition changed = Algorithms.TOKEN_BUCKET.transition(state, EPOCH_2025, after, 1);
+        // No state yet: the new limit's fresh bucket.
+        long tokens = state == null ? after.burst() : Math.min(left, after.burst());
+        assertThat(changed.allowed()).isEqualTo(tokens >= 1);
+        assertThat(changed.remaining()).isEqualTo(changed.allowed() ? tokens - 1 : tokens);
+    }
+
+    @Provide
+    Arbitrary<Limit> bucketLimits() {
+        return Scenarios.smallLimits(Algorithms.TOKEN_BUCKET);
     }
 
     @Test
