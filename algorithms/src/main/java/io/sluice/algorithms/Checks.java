@@ -6,6 +6,9 @@ final class Checks {
     /** The largest {@code B * T} the bucket algorithms accept, so that times stay below 2^53. */
     static final long MAX_BUCKET_MICROS = 1L << 50;
 
+    /** What an algorithm reads when no state is stored: no tag, so it is the fresh state. */
+    static final long[] NO_STATE = {};
+
     private Checks() {
     }
 
@@ -53,6 +56,6 @@ final class Checks {
     }
 
     static boolean hasTag(long[] state, long tag) {
-        return state != null && state.length > 0 && state[0] == tag;
+        return state.length > 0 && state[0] == tag;
     }
 }

@@ -3,6 +3,7 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * gcra (id 5): state {@code [tag, tat]}, the theoretical arrival time; token-bucket
@@ -30,8 +31,9 @@ final class Gcra implements Algorithm {
     }
 
     @Override
-    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
+        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long burst = limit.burst();
         long interval = Checks.tokenInterval(limit.permits(), limit.periodMicros());
         long tau = burst * interval;
@@ -39,14 +41,14 @@ final class Gcra implements Algorithm {
         long tat = stored ? Math.max(state[1], nowMicros) : nowMicros;
         long owed = tat - nowMicros;
         if (cost > burst) {
-            return Transition.costExceedsCapacity(Math.max(0, tau - owed) / interval, owed, state);
+            return Transition.costExceedsCapacity(Math.max(0, tau - owed) / interval, owed, storedState);
         }
         long next = tat + cost * interval;
         if (next - nowMicros <= tau) {
             return Transition.allowed((tau - (next - nowMicros)) / interval, next - nowMicros,
                     new long[] {TAG, next});
         }
-        return Transition.denied(Math.max(0, tau - owed) / interval, owed, next - nowMicros - tau, state);
+        return Transition.denied(Math.max(0, tau - owed) / interval, owed, next - nowMicros - tau, storedState);
     }
 
     @Override

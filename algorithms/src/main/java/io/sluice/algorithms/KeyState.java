@@ -123,7 +123,9 @@ public final class KeyState {
                 Transition transition = transitions.get(i);
                 String name = limits.get(i).name();
                 if (transition.resetAfterMicros() > 0) {
-                    entries.put(name, new Entry(transition.state(), nowMicros + transition.resetAfterMicros()));
+                    // Admitted, so it has a state: Transition.allowed requires one.
+                    long[] state = Objects.requireNonNull(transition.state(), "admitted transition's state");
+                    entries.put(name, new Entry(state, nowMicros + transition.resetAfterMicros()));
                 } else {
                     entries.remove(name);
                 }

@@ -3,6 +3,7 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * sliding-log (id 2): state {@code [tag, t1, c1, t2, c2, ...]}, one (time, cost) entry per
@@ -41,8 +42,9 @@ final class SlidingLog implements Algorithm {
     }
 
     @Override
-    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
+        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
         long period = limit.periodMicros();
         int end = Checks.hasTag(state, TAG) && state.length % 2 == 1 ? state.length : 1;
@@ -58,7 +60,7 @@ final class SlidingLog implements Algorithm {
         long lastTime = empty ? 0 : state[end - 2];
         long allExpireAfter = empty ? 0 : lastTime + period - nowMicros;
         if (cost > permits) {
-            return Transition.costExceedsCapacity(Math.max(0, permits - used), allExpireAfter, state);
+            return Transition.costExceedsCapacity(Math.max(0, permits - used), allExpireAfter, storedState);
         }
         if (used + cost <= permits) {
             long[] next;
@@ -89,7 +91,7 @@ final class SlidingLog implements Algorithm {
             k += 2;
         }
         long retryAfter = state[k - 2] + period - nowMicros;
-        return Transition.denied(Math.max(0, permits - used), allExpireAfter, retryAfter, state);
+        return Transition.denied(Math.max(0, permits - used), allExpireAfter, retryAfter, storedState);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * token-bucket (id 4): state {@code [tag, tokens, lastRefill]}; one token every
@@ -30,8 +31,9 @@ final class TokenBucket implements Algorithm {
     }
 
     @Override
-    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
+        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long burst = limit.burst();
         long interval = Checks.tokenInterval(limit.permits(), limit.periodMicros());
         boolean stored = Checks.hasTag(state, TAG) && state.length == 3;
@@ -52,7 +54,7 @@ final class TokenBucket implements Algorithm {
         tokens = Math.min(tokens, burst);
         long progress = nowMicros - last;
         if (cost > burst) {
-            return Transition.costExceedsCapacity(tokens, resetAfter(tokens, burst, interval, progress), state);
+            return Transition.costExceedsCapacity(tokens, resetAfter(tokens, burst, interval, progress), storedState);
         }
         if (tokens >= cost) {
             long remaining = tokens - cost;
@@ -60,7 +62,7 @@ final class TokenBucket implements Algorithm {
                     new long[] {TAG, remaining, last});
         }
         return Transition.denied(tokens, resetAfter(tokens, burst, interval, progress),
-                (cost - tokens) * interval - progress, state);
+                (cost - tokens) * interval - progress, storedState);
     }
 
     private static long resetAfter(long remaining, long burst, long interval, long progress) {

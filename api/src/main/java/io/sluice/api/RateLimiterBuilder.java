@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a {@link RateLimiter}: its limits, the store that keeps their state, and what
@@ -12,7 +13,7 @@ import java.util.ServiceLoader;
 public final class RateLimiterBuilder {
 
     private final List<Limit> limits = new ArrayList<>();
-    private Store store;
+    private @Nullable Store store;
     private FailurePolicy failurePolicy = FailurePolicy.FAIL_CLOSED;
 
     RateLimiterBuilder() {

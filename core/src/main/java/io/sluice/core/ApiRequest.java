@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a policy needs to know about one request: the caller's API key (if any), its IP
@@ -21,12 +22,12 @@ public final class ApiRequest {
     private static final Pattern IPV4_LITERAL = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     private static final Pattern IPV6_LITERAL = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
 
-    private final String apiKey;
+    private final @Nullable String apiKey;
     private final InetAddress clientIp;
     private final String method;
     private final String path;
 
-    private ApiRequest(String apiKey, InetAddress clientIp, String method, String path) {
+    private ApiRequest(@Nullable String apiKey, InetAddress clientIp, String method, String path) {
         this.apiKey = apiKey;
         this.clientIp = clientIp;
         this.method = method;
@@ -41,7 +42,7 @@ public final class ApiRequest {
      * @param method the HTTP method, any case
      * @param path the request path, possibly with a query string (it is ignored)
      */
-    public static ApiRequest of(String apiKey, InetAddress clientIp, String method, String path) {
+    public static ApiRequest of(@Nullable String apiKey, InetAddress clientIp, String method, String path) {
         Objects.requireNonNull(clientIp, "clientIp");
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(path, "path");
@@ -58,7 +59,7 @@ public final class ApiRequest {
      *
      * @throws IllegalArgumentException naming the address when it is not an IP literal
      */
-    public static ApiRequest of(String apiKey, String clientIp, String method, String path) {
+    public static ApiRequest of(@Nullable String apiKey, String clientIp, String method, String path) {
         return of(apiKey, parseIpLiteral(clientIp), method, path);
     }
 

@@ -15,10 +15,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -201,7 +203,7 @@ final class ConfigParser {
             }
             for (Limit limit : plan.limits()) {
                 if (plan.cost() > limit.burst()) {
-                    throw error(costNodes.get(plan.endpoint()), "cost " + plan.cost() + " of endpoint '"
+                    throw error(Objects.requireNonNull(costNodes.get(plan.endpoint())), "cost " + plan.cost() + " of endpoint '"
                             + plan.endpoint().name() + "' exceeds the capacity " + limit.burst() + " of limit '"
                             + limit.name() + "': every such request would be denied");
                 }
@@ -396,8 +398,10 @@ final class ConfigParser {
         return context.isEmpty() ? problem : problem + " (" + context + ")";
     }
 
-    private PolicyConfigException error(Node node, String reason) {
-        return new PolicyConfigException(file, node.getStartMark().getLine() + 1, reason, null);
+    /** An error at {@code node}; {@code reason} is an exception's message, which may be missing. */
+    private PolicyConfigException error(Node node, @Nullable String reason) {
+        return new PolicyConfigException(file, node.getStartMark().getLine() + 1,
+                Objects.toString(reason, "invalid value"), null);
     }
 
     /** The fields of one mapping node, each known and present at most once. */
@@ -416,8 +420,9 @@ final class ConfigParser {
             return values.containsKey(field);
         }
 
+        /** A field that {@link #has} says is there. */
         Node get(String field) {
-            return values.get(field);
+            return require(field);
         }
 
         Node require(String field) {

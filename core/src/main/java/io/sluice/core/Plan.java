@@ -3,6 +3,7 @@ package io.sluice.core;
 import io.sluice.api.Limit;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The store calls that decide a request of one tier on one endpoint, in order: the
@@ -13,17 +14,17 @@ import java.util.List;
  * @param endpoint the matched endpoint rule, or {@code null} when none matched
  * @param limits every limit of the request, enforced and shadow, for headers
  */
-record Plan(Tier tier, EndpointRule endpoint, long cost, List<Step> steps, List<Limit> limits) {
+record Plan(Tier tier, @Nullable EndpointRule endpoint, long cost, List<Step> steps, List<Limit> limits) {
 
     /**
      * One store call.
      *
      * @param globalKey the endpoint's key for its global limits; {@code null} for the client's key
      */
-    record Step(String globalKey, List<Limit> limits, boolean shadow) {
+    record Step(@Nullable String globalKey, List<Limit> limits, boolean shadow) {
     }
 
-    static Plan of(Tier tier, EndpointRule endpoint, boolean limiterInShadow) {
+    static Plan of(Tier tier, @Nullable EndpointRule endpoint, boolean limiterInShadow) {
         List<LimitRule> client = new ArrayList<>(tier.limits());
         List<LimitRule> global = new ArrayList<>();
         if (endpoint != null) {
@@ -43,7 +44,7 @@ record Plan(Tier tier, EndpointRule endpoint, long cost, List<Step> steps, List<
                 List.copyOf(limits));
     }
 
-    private static void addStep(List<Step> steps, String globalKey, List<LimitRule> rules, boolean shadow,
+    private static void addStep(List<Step> steps, @Nullable String globalKey, List<LimitRule> rules, boolean shadow,
                                 boolean limiterInShadow) {
         List<Limit> limits = new ArrayList<>();
         for (LimitRule rule : rules) {

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A checked, immutable rate-limiting policy read from a YAML file: tiers of API keys,
@@ -28,8 +29,8 @@ public final class PolicyConfig {
     private final boolean shadow;
     private final FailurePolicy failurePolicy;
     private final Map<String, Tier> tiers;
-    private final Tier anonymous;
-    private final Tier unknownKeyTier;
+    private final @Nullable Tier anonymous;
+    private final @Nullable Tier unknownKeyTier;
     private final Map<String, String> keyTiers;
     private final List<EndpointRule> endpoints;
     private final int ipv4Prefix;
@@ -38,7 +39,7 @@ public final class PolicyConfig {
     private final Map<String, Plan[]> plans;
 
     PolicyConfig(String source, boolean shadow, FailurePolicy failurePolicy, Map<String, Tier> tiers,
-                 Tier anonymous, String unknownKeyTier, Map<String, String> keyTiers,
+                 @Nullable Tier anonymous, @Nullable String unknownKeyTier, Map<String, String> keyTiers,
                  List<EndpointRule> endpoints, int ipv4Prefix, int ipv6Prefix) {
         this.source = source;
         this.shadow = shadow;
@@ -132,17 +133,26 @@ public final class PolicyConfig {
         if (apiKey.isPresent()) {
             Tier tier = resolvedTier.map(tiers::get).orElse(null);
             if (tier != null) {
-                return new Resolution(plans.get(tier.name())[endpoint], ClientKeys.forApiKey(apiKey.get()), rule,
+                return new Resolution(plan(tier, endpoint), ClientKeys.forApiKey(apiKey.get()), rule,
                         false);
             }
             // Unknown keys are counted per address, so inventing keys gains nothing.
             return unknownKeyTier == null
                     ? new Resolution(null, null, rule, true)
-                    : new Resolution(plans.get(unknownKeyTier.name())[endpoint], addressKey(request), rule, true);
+                    : new Resolution(plan(unknownKeyTier, endpoint), addressKey(request), rule, true);
         }
         return anonymous == null
                 ? new Resolution(null, null, rule, false)
-                : new Resolution(plans.get(Tier.ANONYMOUS)[endpoint], addressKey(request), rule, false);
+                : new Resolution(plan(anonymous, endpoint), addressKey(request), rule, false);
+    }
+
+    /** The plan of a tier of this policy on the endpoint at {@code endpoint} (or none at their count). */
+    private Plan plan(Tier tier, int endpoint) {
+        Plan[] byEndpoint = plans.get(tier.name());
+        if (byEndpoint == null) {
+            throw new IllegalStateException("no plans for tier '" + tier.name() + "' in " + source);
+        }
+        return byEndpoint[endpoint];
     }
 
     /** Every plan, for checks at load. */
@@ -165,7 +175,8 @@ public final class PolicyConfig {
      * @param endpoint the endpoint rule that matched, or {@code null}
      * @param unknownKey whether the request carried an API key that no tier knows
      */
-    record Resolution(Plan plan, String clientKey, EndpointRule endpoint, boolean unknownKey) {
+    record Resolution(@Nullable Plan plan, @Nullable String clientKey, @Nullable EndpointRule endpoint,
+                      boolean unknownKey) {
     }
 
     @Override

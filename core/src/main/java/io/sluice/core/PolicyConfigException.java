@@ -1,5 +1,7 @@
 package io.sluice.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A policy file that cannot be used: its message is {@code file:line: reason}. When a
  * reload fails with it, the previous configuration stays in force.
@@ -12,7 +14,7 @@ public final class PolicyConfigException extends RuntimeException {
     private final int line;
     private final String reason;
 
-    PolicyConfigException(String file, int line, String reason, Throwable cause) {
+    PolicyConfigException(String file, int line, String reason, @Nullable Throwable cause) {
         super(file + ":" + line + ": " + reason, cause);
         this.file = file;
         this.line = line;

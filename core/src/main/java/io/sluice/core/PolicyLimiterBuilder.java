@@ -3,13 +3,14 @@ package io.sluice.core;
 import io.sluice.api.Store;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /** Builds a {@link PolicyLimiter}. Not thread-safe; the limiter it builds is. */
 public final class PolicyLimiterBuilder {
 
-    private Supplier<PolicyConfig> config;
-    private Store store;
-    private TierResolver tierResolver;
+    private @Nullable Supplier<PolicyConfig> config;
+    private @Nullable Store store;
+    private @Nullable TierResolver tierResolver;
 
     PolicyLimiterBuilder() {
     }

@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The policy of a file, swapped for the new one whenever the file changes, without a
@@ -56,7 +57,7 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
     /** The content last read, applied or rejected, so that an unchanged file is not parsed again. */
     private byte[] lastContent;
     /** Why {@link #lastContent} was rejected; {@code null} when it is in force. */
-    private PolicyConfigException lastRejection;
+    private @Nullable PolicyConfigException lastRejection;
 
     private ReloadingPolicyConfig(Path file, Listener listener, WatchService watchService, byte[] content,
                                   PolicyConfig config) {
@@ -88,7 +89,11 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
         try {
             // Watch before reading, so that no change between the two is missed.
             watchService = absolute.getFileSystem().newWatchService();
-            absolute.getParent().register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
+            Path directory = absolute.getParent();
+            if (directory == null) {
+                throw new IOException("not a file in a directory");
+            }
+            directory.register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
                     StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
             byte[] content = Files.readAllBytes(absolute);
             PolicyConfig config = PolicyConfig.parse(new String(content, StandardCharsets.UTF_8), absolute.toString());
@@ -102,7 +107,7 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(WatchService watchService) {
+    private static void closeQuietly(@Nullable WatchService watchService) {
         if (watchService != null) {
             try {
                 watchService.close();

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a request's {@link Plan}: one store call per step, in order, stopping at the first
@@ -26,11 +27,12 @@ final class StorePolicyLimiter implements PolicyLimiter {
 
     private final Supplier<PolicyConfig> config;
     private final Store store;
-    private final TierResolver tierResolver;
+    /** {@code null}: the policy file's {@code api-keys} list. */
+    private final @Nullable TierResolver tierResolver;
     private final ThrottledLog storeFailures = new ThrottledLog(LOGGER);
     private final ThrottledLog resolverFailures = new ThrottledLog(LOGGER);
 
-    StorePolicyLimiter(Supplier<PolicyConfig> config, Store store, TierResolver tierResolver) {
+    StorePolicyLimiter(Supplier<PolicyConfig> config, Store store, @Nullable TierResolver tierResolver) {
         this.config = config;
         this.store = store;
         this.tierResolver = tierResolver;
@@ -80,13 +82,15 @@ final class StorePolicyLimiter implements PolicyLimiter {
     }
 
     private CompletionStage<PolicyDecision> run(PolicyConfig policy, PolicyConfig.Resolution resolution, int index,
-                                                Decision tightest) {
-        Plan plan = resolution.plan();
+                                                @Nullable Decision tightest) {
+        // Run only for a resolution with a plan, which then has a client key too.
+        Plan plan = Objects.requireNonNull(resolution.plan(), "plan");
         if (index == plan.steps().size()) {
             return CompletableFuture.completedFuture(decision(true, false, resolution, tightest));
         }
         Plan.Step step = plan.steps().get(index);
-        String key = step.globalKey() != null ? step.globalKey() : resolution.clientKey();
+        String key = step.globalKey() != null ? step.globalKey()
+                : Objects.requireNonNull(resolution.clientKey(), "clientKey");
         return tryAcquire(key, step.limits(), plan.cost(), policy.failurePolicy()).thenCompose(stepDecision -> {
             if (!stepDecision.allowed()) {
                 // A shadow step reports its denial but lets the request through.
@@ -116,7 +120,7 @@ final class StorePolicyLimiter implements PolicyLimiter {
      * The decision that fills the headers among admitted steps: a store failure first (so
      * that it shows), else the one with the least remaining, the earlier on ties.
      */
-    private static Decision tighter(Decision current, Decision next) {
+    private static Decision tighter(@Nullable Decision current, Decision next) {
         if (current == null) {
             return next;
         }
@@ -130,8 +134,8 @@ final class StorePolicyLimiter implements PolicyLimiter {
     }
 
     private static PolicyDecision decision(boolean allowed, boolean shadowDenied, PolicyConfig.Resolution resolution,
-                                           Decision decision) {
-        Plan plan = resolution.plan();
+                                           @Nullable Decision decision) {
+        Plan plan = Objects.requireNonNull(resolution.plan(), "plan");
         return new PolicyDecision(allowed, shadowDenied, resolution.unknownKey(), decision, plan.tier().name(),
                 plan.endpoint() == null ? null : plan.endpoint().name(), plan.cost(), plan.limits());
     }

@@ -3,6 +3,7 @@ package io.sluice.gateway;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import java.util.SplittableRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One simulated client: its key, its Poisson arrivals, what it offered, what the fleet
@@ -19,7 +20,7 @@ final class ClientTraffic {
     private long nextArrivalMicros;
     private long offered;
     private long admitted;
-    private long[] exactState;
+    private long @Nullable [] exactState;
     private long admittedByExactLimiter;
 
     ClientTraffic(int index, SplittableRandom random, double ratePerSecond, long startMicros, Limit exactLimiter) {

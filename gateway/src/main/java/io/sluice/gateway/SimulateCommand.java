@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -72,7 +73,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--burst", paramLabel = "N",
             description = "The capacity of token-bucket and gcra (default: the permits); "
                     + "the windows always hold the permits.")
-    private Long burst;
+    private @Nullable Long burst;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "10",
             description = "Clients, each with a limit of its own (1..1000000; default ${DEFAULT-VALUE}).")
@@ -81,7 +82,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--rate", paramLabel = "PER_SECOND",
             description = "Requests per second each client offers, as Poisson arrivals (default: "
                     + "2 x instances x the limit's rate, so that even unshared per-instance limiters bind).")
-    private Double rate;
+    private @Nullable Double rate;
 
     @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
             description = "How long the clients send, in virtual time (default ${DEFAULT-VALUE}).")

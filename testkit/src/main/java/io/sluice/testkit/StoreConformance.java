@@ -36,6 +36,7 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainerHook;
 import net.jqwik.api.lifecycle.ContainerLifecycleContext;
 import net.jqwik.api.statistics.Statistics;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The conformance suite of the {@link Store} contract: a store's test extends this class and
@@ -418,6 +419,7 @@ public abstract class StoreConformance {
     // ---- bad input -------------------------------------------------------------------------
 
     @Example
+    @SuppressWarnings("NullAway") // passes null keys on purpose: they must be NullPointerExceptions
     void badRequestsGetTheDocumentedExceptions() {
         Fixture fixture = fixture();
         RateLimiter limiter = RateLimiter.builder()
@@ -517,7 +519,7 @@ public abstract class StoreConformance {
         /** Distinguishes this run's keys from those of earlier runs on the same server. */
         private final String run = Long.toHexString(ThreadLocalRandom.current().nextLong());
         private final AtomicLong keys = new AtomicLong();
-        private Store ownClockStore;
+        private @Nullable Store ownClockStore;
 
         Fixture(StoreConformance test) {
             this.test = test;

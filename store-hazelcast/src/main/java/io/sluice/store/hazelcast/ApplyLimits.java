@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request on one key: runs on the key's partition owner, under the partition's lock,
@@ -47,7 +48,7 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
     private long nowMicros;
 
     private transient HazelcastInstance member;
-    private transient WriteState write;
+    private transient @Nullable WriteState write;
 
     /** For deserialization on a member. */
     ApplyLimits() {
@@ -92,7 +93,7 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
     }
 
     @Override
-    public EntryProcessor<String, byte[], long[]> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, byte[], long[]> getBackupProcessor() {
         return write;
     }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The store behind {@link HazelcastStore}: one {@code submitToKey} per request, whose entry
@@ -34,11 +35,11 @@ final class EntryProcessorStore implements Store {
     private final String mapName;
     private final long timeoutNanos;
     private final Duration timeout;
-    private final TimeSource testClock;
-    private volatile IMap<String, byte[]> map;
+    private final @Nullable TimeSource testClock;
+    private volatile @Nullable IMap<String, byte[]> map;
     private volatile boolean closed;
 
-    EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, TimeSource testClock) {
+    EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, @Nullable TimeSource testClock) {
         this.instance = instance;
         this.mapName = mapName;
         this.timeout = timeout;

@@ -7,6 +7,7 @@ import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Hazelcast store: the state of every key in one entry of an {@code IMap}, changed only
@@ -77,7 +78,7 @@ public final class HazelcastStore {
         private final HazelcastInstance instance;
         private String mapName = DEFAULT_MAP_NAME;
         private Duration timeout = DEFAULT_TIMEOUT;
-        private TimeSource clock;
+        private @Nullable TimeSource clock;
 
         private Builder(HazelcastInstance instance) {
             this.instance = instance;

@@ -10,6 +10,7 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.sluice.algorithms.KeyState;
 import java.io.IOException;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a key's entry still holds a limit's state, judged on the owner with the owner's
@@ -48,7 +49,7 @@ final class HoldsState implements EntryProcessor<String, byte[], Boolean>, Ident
 
     /** Reads only: nothing to back up. */
     @Override
-    public EntryProcessor<String, byte[], Boolean> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, byte[], Boolean> getBackupProcessor() {
         return null;
     }
 

@@ -9,6 +9,7 @@ import io.sluice.algorithms.KeyState;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a state that the owner computed, with its time to live: on the owner itself, and
@@ -25,14 +26,14 @@ final class WriteState implements EntryProcessor<String, byte[], long[]>, Identi
     private static final long MICROS_PER_SECOND = 1_000_000;
 
     /** The encoded state, or {@code null} to remove the entry. */
-    private byte[] value;
+    private byte @Nullable [] value;
     private long ttlSeconds;
 
     /** For deserialization on a member. */
     WriteState() {
     }
 
-    private WriteState(byte[] value, long ttlSeconds) {
+    private WriteState(byte @Nullable [] value, long ttlSeconds) {
         this.value = value;
         this.ttlSeconds = ttlSeconds;
     }
@@ -55,7 +56,7 @@ final class WriteState implements EntryProcessor<String, byte[], long[]>, Identi
     }
 
     @Override
-    public long[] process(Map.Entry<String, byte[]> entry) {
+    public long @Nullable [] process(Map.Entry<String, byte[]> entry) {
         if (value == null) {
             entry.setValue(null);
         } else if (ttlSeconds == NO_TTL) {

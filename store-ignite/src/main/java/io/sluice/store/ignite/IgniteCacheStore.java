@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.ignite.IgniteCache;
 import org.apache.ignite.cache.CacheEntryProcessor;
 import org.apache.ignite.lang.IgniteFuture;
+import org.jspecify.annotations.Nullable;
 
 /** A {@link Store} on an Ignite cache of {@code key -> KeyState.encode()}. */
 final class IgniteCacheStore implements Store {
@@ -25,10 +26,10 @@ final class IgniteCacheStore implements Store {
     private final IgniteCache<String, byte[]> cache;
     private final long timeoutNanos;
     private final Duration timeout;
-    private final TimeSource testClock;
+    private final @Nullable TimeSource testClock;
     private volatile boolean closed;
 
-    IgniteCacheStore(IgniteCache<String, byte[]> cache, Duration timeout, TimeSource testClock) {
+    IgniteCacheStore(IgniteCache<String, byte[]> cache, Duration timeout, @Nullable TimeSource testClock) {
         this.cache = cache;
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();

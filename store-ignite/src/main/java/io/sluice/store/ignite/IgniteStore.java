@@ -15,6 +15,7 @@ import org.apache.ignite.cache.CacheWriteSynchronizationMode;
 import org.apache.ignite.cluster.ClusterGroup;
 import org.apache.ignite.cluster.ClusterNode;
 import org.apache.ignite.configuration.CacheConfiguration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates {@link Store}s that keep limit state in an Apache Ignite cache.
@@ -63,7 +64,7 @@ public final class IgniteStore {
         private String cacheName = DEFAULT_CACHE_NAME;
         private int backups = 1;
         private Duration timeout = DEFAULT_TIMEOUT;
-        private TimeSource testClock;
+        private @Nullable TimeSource testClock;
 
         private Builder(Ignite ignite) {
             this.ignite = ignite;

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The local store: one {@link KeyState} per key in a Caffeine cache, changed only inside
@@ -103,7 +104,8 @@ final class CaffeineStore implements Store {
 
         private final List<Limit> limits;
         private final long cost;
-        private Decision decision;
+        /** Set by {@link #apply}, which {@code compute} always runs. */
+        private @Nullable Decision decision;
 
         Charge(List<Limit> limits, long cost) {
             this.limits = limits;
@@ -111,7 +113,7 @@ final class CaffeineStore implements Store {
         }
 
         @Override
-        public KeyState apply(String key, KeyState stored) {
+        public @Nullable KeyState apply(String key, @Nullable KeyState stored) {
             KeyState state = stored != null ? stored : KeyState.empty();
             decision = state.tryAcquire(limits, clock.nowMicros(), cost);
             // A key whose request was denied on no state stays absent.

@@ -17,12 +17,14 @@ import io.sluice.api.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis store: one {@code EVALSHA} of {@link LuaScript#DECIDE} per decision, over one
@@ -50,17 +52,17 @@ final class LettuceStore implements Store {
     private final RedisScriptingAsyncCommands<String, String> commands;
     private final Runnable closer;
     private final Duration commandTimeout;
-    private final TimeSource clockForTesting;
+    private final @Nullable TimeSource clockForTesting;
     /** The latest load of each script; guarded by this. */
-    private ScriptLoad decideLoad;
-    private ScriptLoad holdsLoad;
+    private @Nullable ScriptLoad decideLoad;
+    private @Nullable ScriptLoad holdsLoad;
 
     /**
      * @param closer closes the connection, and the client when the store created it
      * @param clockForTesting the test-only clock override, or {@code null} for Redis {@code TIME}
      */
     LettuceStore(RedisScriptingAsyncCommands<String, String> commands, Runnable closer,
-                 Duration commandTimeout, TimeSource clockForTesting) {
+                 Duration commandTimeout, @Nullable TimeSource clockForTesting) {
         this.commands = commands;
         this.closer = closer;
         this.commandTimeout = commandTimeout;
@@ -154,7 +156,8 @@ final class LettuceStore implements Store {
             }
             Throwable cause = unwrap(error);
             if (cause instanceof TimeoutException) {
-                inFlight.get().cancel(false);
+                // Never null: it holds the first command, then the retry.
+                Objects.requireNonNull(inFlight.get(), "inFlight").cancel(false);
                 outcome.completeExceptionally(new StoreUnavailableException(
                         "Redis did not answer within " + commandTimeout.toMillis() + " ms", cause));
             } else {

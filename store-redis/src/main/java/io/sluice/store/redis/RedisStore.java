@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates the Redis store: limits' state in Redis or Redis Cluster, decided by Lua scripts
@@ -152,7 +153,7 @@ public final class RedisStore {
         }
     }
 
-    private static void close(AutoCloseable connection, AbstractRedisClient ownedClient) {
+    private static void close(AutoCloseable connection, @Nullable AbstractRedisClient ownedClient) {
         try {
             connection.close();
         } catch (Exception e) {
@@ -169,7 +170,7 @@ public final class RedisStore {
 
         private final Supplier<LettuceStore.Connection> connector;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
-        private TimeSource clockForTesting;
+        private @Nullable TimeSource clockForTesting;
 
         private Builder(Supplier<LettuceStore.Connection> connector) {
             this.connector = connector;
