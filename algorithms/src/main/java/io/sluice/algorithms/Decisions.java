@@ -31,8 +31,25 @@ public final class Decisions {
             throw new IllegalArgumentException("need one transition per limit, at least one: "
                     + limits.size() + " limits, " + transitions.size() + " transitions");
         }
-        for (int i = 0; i < transitions.size(); i++) {
-            Transition transition = transitions.get(i);
+        return combine(limits, transitions.toArray(new Transition[0]));
+    }
+
+    /** The decision of a request against one limit: {@link #combine} for a list of one. */
+    static Decision of(Limit limit, Transition transition) {
+        if (transition.costExceedsCapacity()) {
+            return Decision.costExceedsCapacity(limit, transition.remaining(), transition.resetAfterMicros());
+        }
+        if (!transition.allowed()) {
+            return Decision.limitExceeded(limit, transition.remaining(), transition.resetAfterMicros(),
+                    transition.retryAfterMicros());
+        }
+        return Decision.allowed(limit, transition.remaining(), transition.resetAfterMicros());
+    }
+
+    /** {@link #combine(List, List)} on an array of as many transitions as limits. */
+    static Decision combine(List<Limit> limits, Transition[] transitions) {
+        for (int i = 0; i < transitions.length; i++) {
+            Transition transition = transitions[i];
             if (transition.costExceedsCapacity()) {
                 return Decision.costExceedsCapacity(limits.get(i), transition.remaining(),
                         transition.resetAfterMicros());
@@ -40,22 +57,22 @@ public final class Decisions {
         }
         int denying = -1;
         int leastRemaining = 0;
-        for (int i = 0; i < transitions.size(); i++) {
-            Transition transition = transitions.get(i);
+        for (int i = 0; i < transitions.length; i++) {
+            Transition transition = transitions[i];
             if (!transition.allowed()
-                    && (denying < 0 || transition.retryAfterMicros() > transitions.get(denying).retryAfterMicros())) {
+                    && (denying < 0 || transition.retryAfterMicros() > transitions[denying].retryAfterMicros())) {
                 denying = i;
             }
-            if (transition.remaining() < transitions.get(leastRemaining).remaining()) {
+            if (transition.remaining() < transitions[leastRemaining].remaining()) {
                 leastRemaining = i;
             }
         }
         if (denying >= 0) {
-            Transition transition = transitions.get(denying);
+            Transition transition = transitions[denying];
             return Decision.limitExceeded(limits.get(denying), transition.remaining(),
                     transition.resetAfterMicros(), transition.retryAfterMicros());
         }
-        Transition transition = transitions.get(leastRemaining);
+        Transition transition = transitions[leastRemaining];
         return Decision.allowed(limits.get(leastRemaining), transition.remaining(),
                 transition.resetAfterMicros());
     }

@@ -6,13 +6,17 @@ import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
 
 /**
- * gcra (id 5): state {@code [tag, tat]}, the theoretical arrival time; token-bucket
- * behaviour in one long; see docs/algorithms.md.
+ * gcra (id 5): state {@code [tag, tat, fraction]}, the theoretical arrival time
+ * {@code tat + fraction / tokensPerMicro} microseconds of the exact rate (see
+ * {@link BucketRate}); token-bucket behaviour in one time; see docs/algorithms.md.
  */
 final class Gcra implements Algorithm {
 
     static final int ID = 5;
-    static final long TAG = ID * 256 + 1;
+    /** Version 2: the arrival time with its fraction of a microsecond. */
+    static final long TAG = ID * 256 + 2;
+    /** Version 1, {@code [tag, tat]} in whole microseconds: read, converted. */
+    static final long TAG_V1 = ID * 256 + 1;
     static final String NAME = "gcra";
 
     @Override
@@ -27,28 +31,51 @@ final class Gcra implements Algorithm {
 
     @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
-        Checks.bucketFits(NAME, permits, burst, periodMicros);
+        BucketRate.of(NAME, permits, burst, periodMicros);
     }
 
     @Override
-    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
-        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long burst = limit.burst();
-        long interval = Checks.tokenInterval(limit.permits(), limit.periodMicros());
-        long tau = burst * interval;
-        boolean stored = Checks.hasTag(state, TAG) && state.length == 2;
-        long tat = stored ? Math.max(state[1], nowMicros) : nowMicros;
-        long owed = tat - nowMicros;
+        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        long perMicro = rate.tokensPerMicro();
+        long tau = rate.units(burst);
+        long tat = nowMicros;
+        long fraction = 0;
+        if (state != null && state.length == 3 && state[0] == TAG) {
+            tat = state[1];
+            fraction = Math.max(0, Math.min(state[2], perMicro - 1));
+        } else if (state != null && state.length == 2 && state[0] == TAG_V1) {
+            tat = state[1];
+        }
+        if (tat < nowMicros) {
+            tat = nowMicros;
+            fraction = 0;
+        }
+        long ahead = tat - nowMicros;
+        long tauMicros = tau / perMicro;
+        if (ahead > tauMicros) {
+            // Owes more than the whole bucket (a clock that went back, a burst lowered): counted
+            // in microseconds, as the owed units could pass 2^53.
+            long resetAfter = ahead + (fraction > 0 ? 1 : 0);
+            if (cost > burst) {
+                return Transition.costExceedsCapacity(0, resetAfter, state);
+            }
+            long beyond = fraction + rate.units(cost) - (tau - tauMicros * perMicro);
+            return Transition.denied(0, resetAfter, ahead - tauMicros + rate.microsToAdd(beyond), state);
+        }
+        long owed = ahead * perMicro + fraction;
+        long remaining = rate.tokens(Math.max(0, tau - owed));
         if (cost > burst) {
-            return Transition.costExceedsCapacity(Math.max(0, tau - owed) / interval, owed, storedState);
+            return Transition.costExceedsCapacity(remaining, rate.microsToAdd(owed), state);
         }
-        long next = tat + cost * interval;
-        if (next - nowMicros <= tau) {
-            return Transition.allowed((tau - (next - nowMicros)) / interval, next - nowMicros,
-                    new long[] {TAG, next});
+        long next = owed + rate.units(cost);
+        if (next <= tau) {
+            return Transition.allowed(rate.tokens(tau - next), rate.microsToAdd(next),
+                    new long[] {TAG, nowMicros + next / perMicro, next % perMicro});
         }
-        return Transition.denied(Math.max(0, tau - owed) / interval, owed, next - nowMicros - tau, storedState);
+        return Transition.denied(remaining, rate.microsToAdd(owed), rate.microsToAdd(next - tau), state);
     }
 
     @Override

@@ -5,12 +5,10 @@ import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The states of all the limits of one key, for stores that run the Java algorithms next
@@ -27,25 +25,21 @@ public final class KeyState {
     /** The first byte of every encoding; a rolling upgrade reads older versions. */
     static final byte FORMAT_VERSION = 1;
 
-    private static final class Entry {
-        long[] state;
-        long expiresAtMicros;
+    /** The limits' names, states and expiries, in parallel; a key has few limits, so a scan finds one. */
+    private String[] names;
+    private long[][] states;
+    private long[] expiries;
+    private int size;
 
-        Entry(long[] state, long expiresAtMicros) {
-            this.state = state;
-            this.expiresAtMicros = expiresAtMicros;
-        }
-    }
-
-    private final Map<String, Entry> entries;
-
-    private KeyState(Map<String, Entry> entries) {
-        this.entries = entries;
+    private KeyState(int capacity) {
+        this.names = new String[capacity];
+        this.states = new long[capacity][];
+        this.expiries = new long[capacity];
     }
 
     /** A key with no state: every limit fresh. */
     public static KeyState empty() {
-        return new KeyState(new LinkedHashMap<>());
+        return new KeyState(2);
     }
 
     /**
@@ -61,7 +55,7 @@ public final class KeyState {
             throw new IllegalArgumentException("unknown KeyState format version: " + version);
         }
         int count = reader.readLength();
-        Map<String, Entry> entries = new LinkedHashMap<>();
+        KeyState decoded = new KeyState(Math.max(1, count));
         for (int i = 0; i < count; i++) {
             String name = new String(reader.readBytes(reader.readLength()), StandardCharsets.UTF_8);
             long expiresAt = reader.readLong();
@@ -69,26 +63,26 @@ public final class KeyState {
             for (int j = 0; j < state.length; j++) {
                 state[j] = reader.readLong();
             }
-            entries.put(name, new Entry(state, expiresAt));
+            decoded.put(decoded.indexOf(name), name, state, expiresAt);
         }
         if (!reader.atEnd()) {
             throw new IllegalArgumentException("KeyState encoding has " + reader.left()
                     + " trailing bytes");
         }
-        return new KeyState(entries);
+        return decoded;
     }
 
     /** This state in the compact, versioned binary format that {@link #decode} reads. */
     public byte[] encode() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16 + 32 * entries.size());
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 + 32 * size);
         out.write(FORMAT_VERSION);
-        writeUnsigned(out, entries.size());
-        for (Map.Entry<String, Entry> e : entries.entrySet()) {
-            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
+        writeUnsigned(out, size);
+        for (int i = 0; i < size; i++) {
+            byte[] name = names[i].getBytes(StandardCharsets.UTF_8);
             writeUnsigned(out, name.length);
             out.write(name, 0, name.length);
-            writeSigned(out, e.getValue().expiresAtMicros);
-            long[] state = e.getValue().state;
+            writeSigned(out, expiries[i]);
+            long[] state = states[i];
             writeUnsigned(out, state.length);
             for (long value : state) {
                 writeSigned(out, value);
@@ -112,23 +106,39 @@ public final class KeyState {
         }
         Checks.cost(cost);
         dropExpired(nowMicros);
-        List<Transition> transitions = new ArrayList<>(limits.size());
-        for (Limit limit : limits) {
-            Entry entry = entries.get(limit.name());
-            transitions.add(limit.algorithm().transition(entry == null ? null : entry.state, nowMicros, limit, cost));
+        if (limits.size() == 1) {
+            // The common case, without the arrays of the general one.
+            Limit limit = limits.get(0);
+            int at = indexOf(limit.name());
+            Transition transition = limit.algorithm().transition(at < 0 ? null : states[at], nowMicros, limit, cost);
+            Decision decision = Decisions.of(limit, transition);
+            if (decision.allowed()) {
+                charge(at, limit.name(), transition, nowMicros);
+            }
+            return decision;
+        }
+        int count = limits.size();
+        Transition[] transitions = new Transition[count];
+        for (int i = 0; i < count; i++) {
+            Limit limit = limits.get(i);
+            long[] state = stateOf(limit.name());
+            // A sliding log that would admit is not copied yet: another limit may deny.
+            transitions[i] = limit.algorithm() instanceof SlidingLog
+                    ? ((SlidingLog) limit.algorithm()).transition(state, nowMicros, limit, cost, false)
+                    : limit.algorithm().transition(state, nowMicros, limit, cost);
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {
-            for (int i = 0; i < limits.size(); i++) {
-                Transition transition = transitions.get(i);
-                String name = limits.get(i).name();
-                if (transition.resetAfterMicros() > 0) {
-                    // Admitted, so it has a state: Transition.allowed requires one.
-                    long[] state = Objects.requireNonNull(transition.state(), "admitted transition's state");
-                    entries.put(name, new Entry(state, nowMicros + transition.resetAfterMicros()));
-                } else {
-                    entries.remove(name);
+            for (int i = 0; i < count; i++) {
+                Limit limit = limits.get(i);
+                if (limit.algorithm() instanceof SlidingLog) {
+                    transitions[i] = limit.algorithm().transition(stateOf(limit.name()), nowMicros, limit, cost);
                 }
+            }
+            for (int i = 0; i < count; i++) {
+                // A limit charged before may have been removed, moving the others: look again.
+                String name = limits.get(i).name();
+                charge(indexOf(name), name, transitions[i], nowMicros);
             }
         }
         return decision;
@@ -137,27 +147,77 @@ public final class KeyState {
     /** The latest expiry of the states held, in microseconds since the epoch; 0 when empty. */
     public long expiresAtMicros() {
         long latest = 0;
-        for (Entry entry : entries.values()) {
-            latest = Math.max(latest, entry.expiresAtMicros);
+        for (int i = 0; i < size; i++) {
+            latest = Math.max(latest, expiries[i]);
         }
         return latest;
     }
 
     /** Whether no state is held. */
     public boolean isEmpty() {
-        return entries.isEmpty();
+        return size == 0;
     }
 
     /** Whether a state for the limit with this name is held and has not expired at {@code nowMicros}. */
     public boolean holds(String limitName, long nowMicros) {
-        Entry entry = entries.get(Objects.requireNonNull(limitName, "limitName"));
-        return entry != null && entry.expiresAtMicros > nowMicros;
+        int at = indexOf(Objects.requireNonNull(limitName, "limitName"));
+        return at >= 0 && expiries[at] > nowMicros;
+    }
+
+    private void charge(int at, String name, Transition transition, long nowMicros) {
+        if (transition.resetAfterMicros() > 0) {
+            // Admitted, so it has a state: Transition.allowed requires one.
+            long[] state = Objects.requireNonNull(transition.state(), "admitted transition's state");
+            put(at, name, state, nowMicros + transition.resetAfterMicros());
+        } else if (at >= 0) {
+            remove(at);
+        }
+    }
+
+    private long @Nullable [] stateOf(String name) {
+        int at = indexOf(name);
+        return at < 0 ? null : states[at];
+    }
+
+    private int indexOf(String name) {
+        for (int i = 0; i < size; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void put(int at, String name, long[] state, long expiresAtMicros) {
+        if (at < 0) {
+            if (size == names.length) {
+                int capacity = 2 * size;
+                names = Arrays.copyOf(names, capacity);
+                states = Arrays.copyOf(states, capacity);
+                expiries = Arrays.copyOf(expiries, capacity);
+            }
+            at = size++;
+            names[at] = name;
+        }
+        states[at] = state;
+        expiries[at] = expiresAtMicros;
+    }
+
+    /** Removes the entry at {@code at}, keeping the others in their order. */
+    private void remove(int at) {
+        int after = size - at - 1;
+        System.arraycopy(names, at + 1, names, at, after);
+        System.arraycopy(states, at + 1, states, at, after);
+        System.arraycopy(expiries, at + 1, expiries, at, after);
+        size--;
+        names[size] = null;
+        states[size] = null;
     }
 
     private void dropExpired(long nowMicros) {
-        for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
-            if (it.next().expiresAtMicros <= nowMicros) {
-                it.remove();
+        for (int i = size - 1; i >= 0; i--) {
+            if (expiries[i] <= nowMicros) {
+                remove(i);
             }
         }
     }
@@ -165,8 +225,9 @@ public final class KeyState {
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("KeyState[");
-        entries.forEach((name, entry) -> text.append(name).append(" until ").append(entry.expiresAtMicros)
-                .append(", "));
+        for (int i = 0; i < size; i++) {
+            text.append(names[i]).append(" until ").append(expiries[i]).append(", ");
+        }
         return text.append(']').toString();
     }
 
@@ -226,7 +287,7 @@ public final class KeyState {
         }
 
         byte[] readBytes(int length) {
-            byte[] result = java.util.Arrays.copyOfRange(bytes, position, position + length);
+            byte[] result = Arrays.copyOfRange(bytes, position, position + length);
             position += length;
             return result;
         }

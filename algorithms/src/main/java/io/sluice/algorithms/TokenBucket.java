@@ -6,13 +6,17 @@ import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
 
 /**
- * token-bucket (id 4): state {@code [tag, tokens, lastRefill]}; one token every
- * {@code T = ceil(D / P)} microseconds up to the burst; see docs/algorithms.md.
+ * token-bucket (id 4): state {@code [tag, units, last]}, the tokens in units of
+ * {@code 1 / scale} token (see {@link BucketRate}) at the time {@code last}, up to
+ * {@code B * scale}; see docs/algorithms.md.
  */
 final class TokenBucket implements Algorithm {
 
     static final int ID = 4;
-    static final long TAG = ID * 256 + 1;
+    /** Version 2: tokens in units of the exact rate. */
+    static final long TAG = ID * 256 + 2;
+    /** Version 1, {@code [tag, tokens, lastRefill]} in whole tokens: read, converted. */
+    static final long TAG_V1 = ID * 256 + 1;
     static final String NAME = "token-bucket";
 
     @Override
@@ -27,46 +31,45 @@ final class TokenBucket implements Algorithm {
 
     @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
-        Checks.bucketFits(NAME, permits, burst, periodMicros);
+        BucketRate.of(NAME, permits, burst, periodMicros);
     }
 
     @Override
-    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
-        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long burst = limit.burst();
-        long interval = Checks.tokenInterval(limit.permits(), limit.periodMicros());
-        boolean stored = Checks.hasTag(state, TAG) && state.length == 3;
-        long tokens = stored ? state[1] : burst;
-        long last = stored ? state[2] : nowMicros;
+        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        long capacity = rate.units(burst);
+        long units = capacity;
+        long last = nowMicros;
+        if (state != null && state.length == 3 && (state[0] == TAG || state[0] == TAG_V1)) {
+            // Burst lowered under a full stored bucket: capped. A version 1 state holds whole tokens.
+            units = state[0] == TAG ? Math.min(state[1], capacity) : rate.units(Math.min(state[1], burst));
+            last = state[2];
+        }
         if (nowMicros > last) {
-            long added = (nowMicros - last) / interval;
-            if (tokens + added >= burst) {
-                tokens = burst;
-                last = nowMicros;
-            } else {
-                tokens += added;
-                last += added * interval;
-            }
+            // Capped at the time to fill, so that the product stays below the capacity.
+            long elapsed = nowMicros - last;
+            units = elapsed >= rate.microsToAdd(capacity - units) ? capacity : units + elapsed * rate.tokensPerMicro();
+            last = nowMicros;
         }
-        // Burst lowered under a full stored bucket; the refill time is kept, so a clock that
-        // went back refills nothing.
-        tokens = Math.min(tokens, burst);
-        long progress = nowMicros - last;
+        // A clock that went back refills nothing until it passes last again.
+        long lag = last - nowMicros;
         if (cost > burst) {
-            return Transition.costExceedsCapacity(tokens, resetAfter(tokens, burst, interval, progress), storedState);
+            return Transition.costExceedsCapacity(rate.tokens(units), resetAfter(rate, capacity, units, lag), state);
         }
-        if (tokens >= cost) {
-            long remaining = tokens - cost;
-            return Transition.allowed(remaining, resetAfter(remaining, burst, interval, progress),
-                    new long[] {TAG, remaining, last});
+        long needed = rate.units(cost);
+        if (units >= needed) {
+            long left = units - needed;
+            return Transition.allowed(rate.tokens(left), resetAfter(rate, capacity, left, lag),
+                    new long[] {TAG, left, last});
         }
-        return Transition.denied(tokens, resetAfter(tokens, burst, interval, progress),
-                (cost - tokens) * interval - progress, storedState);
+        return Transition.denied(rate.tokens(units), resetAfter(rate, capacity, units, lag),
+                lag + rate.microsToAdd(needed - units), state);
     }
 
-    private static long resetAfter(long remaining, long burst, long interval, long progress) {
-        return remaining == burst ? 0 : (burst - remaining) * interval - progress;
+    private static long resetAfter(BucketRate rate, long capacity, long units, long lag) {
+        return units == capacity ? 0 : lag + rate.microsToAdd(capacity - units);
     }
 
     @Override

@@ -46,11 +46,11 @@ class AlgorithmsTest {
     @Test
     void bucketsRejectATooLargeBucket() {
         for (Algorithm bucket : new Algorithm[] {Algorithms.TOKEN_BUCKET, Algorithms.GCRA}) {
-            // 1 permit per 366 days: T = 3.16e13us, so a burst of 36 is over 2^50us (1.13e15).
+            // 1 permit per 366 days: 3.16e13 units per token, so a burst of 72 is over 2^51 (2.25e15).
             Limit yearly = Limit.of(bucket, 1, Duration.ofDays(366));
-            assertThat(yearly.withBurst(35).burst()).isEqualTo(35);
-            assertThatThrownBy(() -> yearly.withBurst(36))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("burst 36");
+            assertThat(yearly.withBurst(71).burst()).isEqualTo(71);
+            assertThatThrownBy(() -> yearly.withBurst(72))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("burst 72");
             assertThat(Limit.of(bucket, Limit.MAX_PERMITS, Duration.ofSeconds(1))
                     .withBurst(Limit.MAX_PERMITS).burst()).isEqualTo(Limit.MAX_PERMITS);
         }

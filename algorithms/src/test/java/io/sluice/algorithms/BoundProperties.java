@@ -7,6 +7,7 @@ import io.sluice.algorithms.Scenarios.Replayed;
 import io.sluice.algorithms.Scenarios.Scenario;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -83,17 +84,18 @@ class BoundProperties {
     }
 
     @Property(tries = 150)
-    void bucketsAdmitAtMostTheBurstPlusOneTokenPerInterval(@ForAll("bucketRuns") Scenario scenario) {
+    void bucketsAdmitAtMostTheBurstPlusTheRate(@ForAll("bucketRuns") Scenario scenario) {
         Limit limit = scenario.limit();
-        long interval = Checks.tokenInterval(limit.permits(), limit.periodMicros());
         List<Admitted> admitted = admitted(scenario);
         for (int i = 0; i < admitted.size(); i++) {
             long count = 0;
             for (int j = i; j < admitted.size(); j++) {
                 count += admitted.get(j).cost();
                 long span = admitted.get(j).atMicros() - admitted.get(i).atMicros();
-                assertThat(count).as("admitted within %dus", span)
-                        .isLessThanOrEqualTo(limit.burst() + span / interval);
+                // count <= B + span * P / D, in exact integers
+                assertThat(BigInteger.valueOf(count - limit.burst()).multiply(BigInteger.valueOf(limit.periodMicros())))
+                        .as("admitted within %dus", span)
+                        .isLessThanOrEqualTo(BigInteger.valueOf(span).multiply(BigInteger.valueOf(limit.permits())));
             }
         }
     }

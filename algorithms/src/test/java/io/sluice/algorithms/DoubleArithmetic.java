@@ -11,6 +11,8 @@ final class DoubleArithmetic {
 
     private static final double EXACT_LIMIT = 9_007_199_254_740_992.0;
 
+    private static final double MAX_UNITS = 2_251_799_813_685_248.0;
+
     /** What a transition reports, as a Lua script would return it. */
     record Outcome(boolean allowed, boolean costExceedsCapacity, double remaining, double resetAfter,
                    double retryAfter, double[] state) {
@@ -65,47 +67,81 @@ final class DoubleArithmetic {
     }
 
     private static Outcome slidingLog(double[] s, double t, double p, double d, double c) {
-        double tag = 513;
-        int end = s != null && s.length % 2 == 1 && s[0] == tag ? s.length : 1;
-        int first = 1;
-        while (first < end && s[first] <= sub(t, d)) {
-            first += 2;
+        double tag = 514;
+        // The log as (time, cost) entries and the running total before the first, from
+        // format 2 (running totals) or format 1 (costs).
+        int n;
+        double base;
+        double[] times;
+        double[] costs;
+        if (s != null && s.length >= 2 && s.length % 2 == 0 && s[0] == tag) {
+            n = (s.length - 2) / 2;
+            base = s[1];
+            times = new double[n];
+            costs = new double[n];
+            for (int k = 0; k < n; k++) {
+                times[k] = s[2 + 2 * k];
+                costs[k] = sub(s[3 + 2 * k], k == 0 ? base : s[1 + 2 * k]);
+            }
+        } else if (s != null && s.length % 2 == 1 && s[0] == 513) {
+            n = (s.length - 1) / 2;
+            base = 0;
+            times = new double[n];
+            costs = new double[n];
+            for (int k = 0; k < n; k++) {
+                times[k] = s[1 + 2 * k];
+                costs[k] = s[2 + 2 * k];
+            }
+        } else {
+            n = 0;
+            base = 0;
+            times = new double[0];
+            costs = new double[0];
+        }
+        int first = 0;
+        double prior = base;
+        while (first < n && times[first] <= sub(t, d)) {
+            prior = add(prior, costs[first]);
+            first++;
         }
         double used = 0;
-        for (int i = first; i < end; i += 2) {
-            used = add(used, s[i + 1]);
+        for (int k = first; k < n; k++) {
+            used = add(used, costs[k]);
         }
-        boolean empty = first == end;
-        double last = empty ? 0 : s[end - 2];
+        boolean empty = first == n;
+        double last = empty ? 0 : times[n - 1];
         double allExpire = empty ? 0 : sub(add(last, d), t);
         if (c > p) {
             return new Outcome(false, true, Math.max(0, sub(p, used)), allExpire, 0, s);
         }
         if (add(used, c) <= p) {
             double te = empty ? t : Math.max(t, last);
-            double[] next;
-            if (!empty && te == last) {
-                next = new double[1 + end - first];
-                System.arraycopy(s, first, next, 1, end - first);
-                next[next.length - 1] = add(next[next.length - 1], c);
-            } else {
-                next = new double[3 + end - first];
-                if (!empty) {
-                    System.arraycopy(s, first, next, 1, end - first);
-                }
-                next[next.length - 2] = te;
-                next[next.length - 1] = c;
-            }
+            boolean merge = !empty && te == last;
+            double[] next = new double[2 + 2 * (n - first + (merge ? 0 : 1))];
             next[0] = tag;
+            next[1] = prior;
+            double total = prior;
+            for (int k = first; k < n; k++) {
+                total = add(total, costs[k]);
+                next[2 + 2 * (k - first)] = times[k];
+                next[3 + 2 * (k - first)] = total;
+            }
+            next[next.length - 2] = te;
+            next[next.length - 1] = add(total, c);
+            if (prior > Math.pow(2, 40)) {
+                for (int i = 1; i < next.length; i += 2) {
+                    next[i] = sub(next[i], prior);
+                }
+            }
             return new Outcome(true, false, sub(sub(p, used), c), sub(add(te, d), t), 0, next);
         }
         double freed = 0;
         int k = first;
         while (add(sub(used, freed), c) > p) {
-            freed = add(freed, s[k + 1]);
-            k += 2;
+            freed = add(freed, costs[k]);
+            k++;
         }
-        return new Outcome(false, false, Math.max(0, sub(p, used)), allExpire, sub(add(s[k - 2], d), t), s);
+        return new Outcome(false, false, Math.max(0, sub(p, used)), allExpire, sub(add(times[k - 1], d), t), s);
     }
 
     private static Outcome slidingWindowCounter(double[] s, double t, double p, double d, double c) {
@@ -168,57 +204,101 @@ final class DoubleArithmetic {
         return 0;
     }
 
-    private static Outcome tokenBucket(double[] s, double t, double p, double b, double d, double c) {
-        double tag = 1025;
+    /** The exact rate as {@code [tokensPerMicro, scale]}, as BucketRate and common.lua choose it. */
+    private static double[] rate(double p, double b, double d) {
+        double x = p;
+        double y = d;
+        while (y != 0) {
+            double r = mod(x, y);
+            x = y;
+            y = r;
+        }
+        double scale = div(d, x);
+        if (scale <= div(MAX_UNITS, b)) {
+            return new double[] {div(p, x), scale};
+        }
         double interval = div(sub(add(d, p), 1), p);
-        boolean stored = s != null && s.length == 3 && s[0] == tag;
-        double tokens = stored ? s[1] : b;
-        double last = stored ? s[2] : t;
-        if (t > last) {
-            double n = div(sub(t, last), interval);
-            if (add(tokens, n) >= b) {
-                tokens = b;
-                last = t;
-            } else {
-                tokens = add(tokens, n);
-                last = add(last, mul(n, interval));
-            }
-        }
-        tokens = Math.min(tokens, b);
-        double progress = sub(t, last);
-        if (c > b) {
-            return new Outcome(false, true, tokens, bucketReset(tokens, b, interval, progress), 0, s);
-        }
-        if (tokens >= c) {
-            double remaining = sub(tokens, c);
-            return new Outcome(true, false, remaining, bucketReset(remaining, b, interval, progress), 0,
-                    new double[] {tag, remaining, last});
-        }
-        return new Outcome(false, false, tokens, bucketReset(tokens, b, interval, progress),
-                sub(mul(sub(c, tokens), interval), progress), s);
+        return new double[] {1, interval};
     }
 
-    private static double bucketReset(double remaining, double b, double interval, double progress) {
-        return remaining == b ? 0 : sub(mul(sub(b, remaining), interval), progress);
+    private static double ceilDiv(double a, double b) {
+        return div(sub(add(a, b), 1), b);
+    }
+
+    private static Outcome tokenBucket(double[] s, double t, double p, double b, double d, double c) {
+        double tag = 1026;
+        double[] rate = rate(p, b, d);
+        double perMicro = rate[0];
+        double scale = rate[1];
+        double capacity = mul(b, scale);
+        double units = capacity;
+        double last = t;
+        if (s != null && s.length == 3 && (s[0] == tag || s[0] == 1025)) {
+            units = s[0] == tag ? Math.min(s[1], capacity) : mul(Math.min(s[1], b), scale);
+            last = s[2];
+        }
+        if (t > last) {
+            double elapsed = sub(t, last);
+            units = elapsed >= ceilDiv(sub(capacity, units), perMicro) ? capacity : add(units, mul(elapsed, perMicro));
+            last = t;
+        }
+        double lag = sub(last, t);
+        if (c > b) {
+            return new Outcome(false, true, div(units, scale), bucketReset(units, capacity, perMicro, lag), 0, s);
+        }
+        double needed = mul(c, scale);
+        if (units >= needed) {
+            double left = sub(units, needed);
+            return new Outcome(true, false, div(left, scale), bucketReset(left, capacity, perMicro, lag), 0,
+                    new double[] {tag, left, last});
+        }
+        return new Outcome(false, false, div(units, scale), bucketReset(units, capacity, perMicro, lag),
+                add(lag, ceilDiv(sub(needed, units), perMicro)), s);
+    }
+
+    private static double bucketReset(double units, double capacity, double perMicro, double lag) {
+        return units == capacity ? 0 : add(lag, ceilDiv(sub(capacity, units), perMicro));
     }
 
     private static Outcome gcra(double[] s, double t, double p, double b, double d, double c) {
-        double tag = 1281;
-        double interval = div(sub(add(d, p), 1), p);
-        double tau = mul(b, interval);
-        boolean stored = s != null && s.length == 2 && s[0] == tag;
-        double tat0 = stored ? Math.max(s[1], t) : t;
-        double owed = sub(tat0, t);
+        double tag = 1282;
+        double[] rate = rate(p, b, d);
+        double perMicro = rate[0];
+        double scale = rate[1];
+        double tau = mul(b, scale);
+        double tat = t;
+        double fraction = 0;
+        if (s != null && s.length == 3 && s[0] == tag) {
+            tat = s[1];
+            fraction = Math.max(0, Math.min(s[2], sub(perMicro, 1)));
+        } else if (s != null && s.length == 2 && s[0] == 1281) {
+            tat = s[1];
+        }
+        if (tat < t) {
+            tat = t;
+            fraction = 0;
+        }
+        double ahead = sub(tat, t);
+        double tauMicros = div(tau, perMicro);
+        if (ahead > tauMicros) {
+            double resetAfter = add(ahead, fraction > 0 ? 1 : 0);
+            if (c > b) {
+                return new Outcome(false, true, 0, resetAfter, 0, s);
+            }
+            double beyond = sub(add(fraction, mul(c, scale)), sub(tau, mul(tauMicros, perMicro)));
+            return new Outcome(false, false, 0, resetAfter, add(sub(ahead, tauMicros), ceilDiv(beyond, perMicro)), s);
+        }
+        double owed = add(mul(ahead, perMicro), fraction);
+        double remaining = div(Math.max(0, sub(tau, owed)), scale);
         if (c > b) {
-            return new Outcome(false, true, div(Math.max(0, sub(tau, owed)), interval), owed, 0, s);
+            return new Outcome(false, true, remaining, ceilDiv(owed, perMicro), 0, s);
         }
-        double next = add(tat0, mul(c, interval));
-        if (sub(next, t) <= tau) {
-            return new Outcome(true, false, div(sub(tau, sub(next, t)), interval), sub(next, t), 0,
-                    new double[] {tag, next});
+        double next = add(owed, mul(c, scale));
+        if (next <= tau) {
+            return new Outcome(true, false, div(sub(tau, next), scale), ceilDiv(next, perMicro), 0,
+                    new double[] {tag, add(t, div(next, perMicro)), mod(next, perMicro)});
         }
-        return new Outcome(false, false, div(Math.max(0, sub(tau, owed)), interval), owed,
-                sub(sub(next, t), tau), s);
+        return new Outcome(false, false, remaining, ceilDiv(owed, perMicro), ceilDiv(sub(next, tau), perMicro), s);
     }
 
     private static double add(double a, double b) {

@@ -6,6 +6,7 @@ import io.sluice.api.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -64,11 +65,25 @@ final class Scenarios {
         Arbitrary<Long> burst = Arbitraries.oneOf(Arbitraries.of(Limit.MAX_PERMITS),
                 Arbitraries.longs().between(1, Limit.MAX_PERMITS));
         return Combinators.combine(permits, period, burst).as((p, d, b) -> {
-            long interval = Checks.tokenInterval(p, d);
-            long fitting = Math.min(b, Checks.MAX_BUCKET_MICROS / interval);
-            Limit limit = Limit.of(algorithm, p, Duration.ofNanos(d * 1_000));
-            return isBucket(algorithm) && fitting >= 1 ? limit.withBurst(fitting) : limit;
-        });
+            try {
+                Limit limit = Limit.of(algorithm, p, Duration.ofNanos(d * 1_000));
+                return isBucket(algorithm) ? withLargestBurst(limit, b) : limit;
+            } catch (IllegalArgumentException notEnforceable) {
+                return null;
+            }
+        }).filter(Objects::nonNull);
+    }
+
+    /** The limit with the largest burst up to {@code burst} that it accepts (halving until one fits). */
+    private static Limit withLargestBurst(Limit limit, long burst) {
+        for (long b = burst; b > 1; b /= 2) {
+            try {
+                return limit.withBurst(b);
+            } catch (IllegalArgumentException tooLarge) {
+                // a bucket of this burst cannot be enforced at the rate: try a smaller one
+            }
+        }
+        return limit.withBurst(1);
     }
 
     /**
@@ -78,7 +93,7 @@ final class Scenarios {
     static Arbitrary<Scenario> scenarios(Arbitrary<Limit> limits, int maxSteps, boolean clockBack) {
         return limits.flatMap(limit -> {
             long period = limit.periodMicros();
-            long interval = Checks.tokenInterval(limit.permits(), period);
+            long interval = (period + limit.permits() - 1) / limit.permits();
             Arbitrary<Long> wait = Arbitraries.frequencyOf(
                     Tuple.of(4, Arbitraries.just(0L)),
                     Tuple.of(8, Arbitraries.longs().between(1, Math.max(1, interval))),

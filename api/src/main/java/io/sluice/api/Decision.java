@@ -22,8 +22,19 @@ public final class Decision {
         LIMIT_EXCEEDED,
         /** The cost is larger than a limit's capacity: it can never be admitted. */
         COST_EXCEEDS_CAPACITY,
-        /** The store could not decide; allowed or not according to the {@link FailurePolicy}. */
-        STORE_UNAVAILABLE
+        /**
+         * The store could not decide (it failed, timed out, or its circuit breaker is open):
+         * allowed under {@link FailurePolicy#FAIL_OPEN}, denied under
+         * {@link FailurePolicy#FAIL_CLOSED}. Never a denial by a limit.
+         */
+        STORE_UNAVAILABLE,
+        /**
+         * The store could not decide, and this process decided instead under
+         * {@link FailurePolicy#FALLBACK}, with the binding limit divided by the number of
+         * instances: allowed or not by that share. When denied, {@link #retryAfter()} is the
+         * share's.
+         */
+        FALLBACK
     }
 
     private final boolean allowed;
@@ -68,6 +79,18 @@ public final class Decision {
         return new Decision(allowed, Reason.STORE_UNAVAILABLE, binding, 0, 0, -1);
     }
 
+    /**
+     * The store could not decide and this process did, on {@code binding} divided by the
+     * number of instances: {@code remaining}, reset and retry-after are that share's.
+     * {@code retryAfterMicros} is ignored when {@code allowed}, and negative when the cost can
+     * never fit the share.
+     */
+    public static Decision fallback(Limit binding, boolean allowed, long remaining, long resetAfterMicros,
+                                    long retryAfterMicros) {
+        return new Decision(allowed, Reason.FALLBACK, binding, remaining, resetAfterMicros,
+                allowed ? 0 : retryAfterMicros);
+    }
+
     /** Whether the request may proceed. */
     public boolean allowed() {
         return allowed;
@@ -99,8 +122,9 @@ public final class Decision {
     }
 
     /**
-     * When denied by a limit: how long until the same cost could be admitted. Empty when
-     * admitted, when the cost can never fit, and when the store was unavailable.
+     * When denied by a limit (or by its share under {@link Reason#FALLBACK}): how long until
+     * the same cost could be admitted. Empty when admitted, when the cost can never fit, and
+     * when the store was unavailable.
      */
     public Optional<Duration> retryAfter() {
         return allowed || retryAfterMicros < 0

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One limit: an algorithm, a number of permits per period and, for the bucket
@@ -15,8 +17,18 @@ import java.util.regex.Pattern;
  * Limit perDay = Limit.of(Algorithms.FIXED_WINDOW, 1_000_000, Duration.ofDays(1)).named("daily");
  * }</pre>
  *
- * <p>A limit's {@linkplain #name() name} identifies its state in a store: two limiters
- * whose limits share a name share that state for the same key.
+ * <p>A limit's {@linkplain #name() name} identifies its state within one store: requests
+ * for the same key against limits of the same name read and charge the same state. So two
+ * limiters share state exactly when both were given a store on the same back end with
+ * {@link RateLimiterBuilder#store} (the same {@link Store} object, or stores on the same
+ * Redis, Hazelcast map or Ignite cache) and their limits have the same name. A limiter built
+ * without {@code store(...)} gets an embedded store of its own and shares nothing with any
+ * other limiter, whatever its limits are named. The name is the state's only identity: a
+ * limit of the same name with other permits, period or algorithm reads the state as it is
+ * (as when a tier changes), and a renamed limit starts from no state.
+ *
+ * <p>Its {@linkplain #failurePolicy() failure policy} says what to answer while the store
+ * cannot decide; it is not part of the state, so it takes no part in {@link #equals}.
  */
 public final class Limit {
 
@@ -36,13 +48,19 @@ public final class Limit {
     private final long permits;
     private final long burst;
     private final long periodMicros;
+    private final @Nullable FailurePolicy failurePolicy;
+    /** Computed once: limits are hashed on every block-cache lookup. */
+    private final int hash;
 
-    private Limit(String name, Algorithm algorithm, long permits, long burst, long periodMicros) {
+    private Limit(String name, Algorithm algorithm, long permits, long burst, long periodMicros,
+                  @Nullable FailurePolicy failurePolicy) {
         this.name = name;
         this.algorithm = algorithm;
         this.permits = permits;
         this.burst = burst;
         this.periodMicros = periodMicros;
+        this.failurePolicy = failurePolicy;
+        this.hash = Objects.hash(name, algorithm.name(), permits, burst, periodMicros);
     }
 
     /**
@@ -59,7 +77,7 @@ public final class Limit {
         long periodMicros = toMicros(period);
         algorithm.checkLimit(permits, permits, periodMicros);
         return new Limit(defaultName(algorithm, permits, period), algorithm, permits, permits,
-                periodMicros);
+                periodMicros, null);
     }
 
     /**
@@ -72,7 +90,16 @@ public final class Limit {
     public Limit withBurst(long burst) {
         checkPermits("burst", burst);
         algorithm.checkLimit(permits, burst, periodMicros);
-        return new Limit(name, algorithm, permits, burst, periodMicros);
+        return new Limit(name, algorithm, permits, burst, periodMicros, failurePolicy);
+    }
+
+    /**
+     * This limit with its own answer for when the store cannot decide, instead of the
+     * limiter's ({@link RateLimiterBuilder#failurePolicy}).
+     */
+    public Limit withFailurePolicy(FailurePolicy failurePolicy) {
+        Objects.requireNonNull(failurePolicy, "failurePolicy");
+        return new Limit(name, algorithm, permits, burst, periodMicros, failurePolicy);
     }
 
     /**
@@ -87,7 +114,7 @@ public final class Limit {
             throw new IllegalArgumentException("limit name must be 1-" + MAX_NAME_LENGTH
                     + " characters of [A-Za-z0-9._:/-]: '" + name + "'");
         }
-        return new Limit(name, algorithm, permits, burst, periodMicros);
+        return new Limit(name, algorithm, permits, burst, periodMicros, failurePolicy);
     }
 
     /** The name that identifies this limit's state in a store. */
@@ -118,6 +145,11 @@ public final class Limit {
     /** The period in microseconds. */
     public long periodMicros() {
         return periodMicros;
+    }
+
+    /** This limit's own failure policy; empty when the limiter's applies. */
+    public Optional<FailurePolicy> failurePolicy() {
+        return Optional.ofNullable(failurePolicy);
     }
 
     private static void checkPermits(String what, long value) {
@@ -155,12 +187,12 @@ public final class Limit {
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm.name(), permits, burst, periodMicros);
+        return hash;
     }
 
     @Override
     public String toString() {
         return "Limit[" + name + ", " + algorithm.name() + ", " + permits + " per " + period()
-                + ", burst " + burst + "]";
+                + ", burst " + burst + (failurePolicy == null ? "" : ", " + failurePolicy) + "]";
     }
 }

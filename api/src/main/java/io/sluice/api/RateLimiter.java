@@ -17,7 +17,10 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Implementations are thread-safe. A store failure is never an exception here: it is
  * a {@link Decision.Reason#STORE_UNAVAILABLE} decision, allowed or not according to the
- * {@link FailurePolicy}.
+ * {@link FailurePolicy}, or a {@link Decision.Reason#FALLBACK} decision made in this process.
+ * Every request passes through the {@link StoreLayer} (with {@code sluice-core}: a timeout,
+ * a circuit breaker, the fallback, the block cache and metrics), the same one that
+ * {@code sluice-core}'s policy limiter uses.
  */
 public interface RateLimiter {
 

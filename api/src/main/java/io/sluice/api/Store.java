@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -37,10 +38,30 @@ public interface Store extends AutoCloseable {
     CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost);
 
     /**
-     * Whether the store still holds state for this limit of this key; {@code false} once
-     * it has expired. For operations and the conformance kit, not the request path.
+     * Takes a batch of tokens from every limit of {@code key} at once, for one instance to
+     * spend locally: the largest count up to {@code maxTokens} that every limit admits now,
+     * charged to all of them atomically (0 when one of them cannot give a single token). A
+     * store that can do this says so with {@link StoreCapabilities#leasing()}; the
+     * conformance kit checks it.
+     *
+     * @param maxTokens the most tokens to take, at least 1
      */
-    CompletionStage<Boolean> holdsState(String key, Limit limit);
+    default CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "store " + this + " does not lease tokens (StoreCapabilities.leasing is false)"));
+    }
+
+    /**
+     * Gives back {@code unusedTokens} of a {@link Lease} taken by {@link #lease} with the same
+     * key and limits, to the limits whose algorithm can take them back without ever admitting
+     * more than without the lease (a token bucket, GCRA; a window only while it is still the
+     * window the lease was taken in). Tokens that cannot be given back are dropped: leasing
+     * may under-admit, never over-admit.
+     */
+    default CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "store " + this + " does not lease tokens (StoreCapabilities.leasing is false)"));
+    }
 
     /** Releases connections and threads; the store is unusable afterwards. */
     @Override

@@ -1,22 +1,36 @@
 package io.sluice.api;
 
+import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
-/** Validates a request, asks the store, and turns a store failure into a decision. */
+/**
+ * Validates a request and asks the store, which is normally wrapped by a {@link StoreLayer}
+ * that answers store failures itself (counted, logged, by each limit's failure policy). A
+ * failure that still arrives here (no layer on the class path) is answered with
+ * {@link Decision.Reason#STORE_UNAVAILABLE} and logged at most once a minute, never silently.
+ */
 final class StoreBackedRateLimiter implements RateLimiter {
+
+    private static final System.Logger LOGGER = System.getLogger(RateLimiter.class.getName());
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final List<Limit> limits;
     private final Store store;
-    private final FailurePolicy failurePolicy;
+    private final boolean admitWhenUnavailable;
+    private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
 
     StoreBackedRateLimiter(List<Limit> limits, Store store, FailurePolicy failurePolicy) {
         this.limits = limits;
         this.store = store;
-        this.failurePolicy = failurePolicy;
+        // Only when every limit fails open; an in-process fallback needs the layer, so without it deny.
+        this.admitWhenUnavailable = limits.stream().allMatch(
+                limit -> limit.failurePolicy().orElse(failurePolicy) == FailurePolicy.FAIL_OPEN);
     }
 
     @Override
@@ -24,7 +38,7 @@ final class StoreBackedRateLimiter implements RateLimiter {
         try {
             return decideAsync(key, cost).toCompletableFuture().join();
         } catch (CompletionException e) {
-            return unavailable();
+            return unavailable(e);
         }
     }
 
@@ -39,9 +53,9 @@ final class StoreBackedRateLimiter implements RateLimiter {
             decision = store.tryAcquire(key, limits, cost);
         } catch (RuntimeException e) {
             // A store that fails before returning a stage is as unavailable as one that fails later.
-            return CompletableFuture.completedFuture(unavailable());
+            return CompletableFuture.completedFuture(unavailable(e));
         }
-        return decision.exceptionally(failure -> unavailable());
+        return decision.exceptionally(this::unavailable);
     }
 
     @Override
@@ -49,8 +63,15 @@ final class StoreBackedRateLimiter implements RateLimiter {
         return limits;
     }
 
-    private Decision unavailable() {
-        return Decision.storeUnavailable(limits.get(0), failurePolicy == FailurePolicy.FAIL_OPEN);
+    private Decision unavailable(Throwable failure) {
+        long now = System.nanoTime();
+        long next = nextLogNanos.get();
+        if (now - next >= 0 && nextLogNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+            LOGGER.log(Level.WARNING, "store " + store + " failed; requests are "
+                    + (admitWhenUnavailable ? "admitted" : "denied") + " meanwhile (logged at most once a minute; "
+                    + "add sluice-core for timeouts, a circuit breaker, the fallback and metrics)", failure);
+        }
+        return Decision.storeUnavailable(limits.get(0), admitWhenUnavailable);
     }
 
     static void checkKey(String key) {

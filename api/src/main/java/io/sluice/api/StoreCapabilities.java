@@ -10,6 +10,13 @@ package io.sluice.api;
  *     step, all-or-nothing
  * @param expiry idle state is removed once its limits are fully reset, so memory is
  *     bounded by active keys
+ * @param leasing the store implements {@link Store#lease} and {@link Store#giveBack}, so
+ *     instances can spend batches of tokens locally
  */
-public record StoreCapabilities(boolean serverClock, boolean atomicMultiLimit, boolean expiry) {
+public record StoreCapabilities(boolean serverClock, boolean atomicMultiLimit, boolean expiry, boolean leasing) {
+
+    /** The capabilities of a store that does not lease tokens. */
+    public StoreCapabilities(boolean serverClock, boolean atomicMultiLimit, boolean expiry) {
+        this(serverClock, atomicMultiLimit, expiry, false);
+    }
 }

@@ -23,7 +23,7 @@ record EndpointRule(String name, Set<String> methods, PathPattern path, long cos
         return "endpoint:" + name;
     }
 
-    boolean matches(String method, List<String> pathSegments) {
-        return (methods.isEmpty() || methods.contains(method)) && path.matches(pathSegments);
+    boolean matches(String method, PathPattern.RequestPath requestPath) {
+        return (methods.isEmpty() || methods.contains(method)) && path.matches(requestPath);
     }
 }

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A path pattern of an endpoint rule, matched segment by segment against a normalized
@@ -15,15 +16,17 @@ import java.util.regex.Pattern;
  */
 final class PathPattern {
 
-    private static final Pattern LITERAL = Pattern.compile("[A-Za-z0-9\\-._~!$&'()+,;=:@%]+");
+    private static final Pattern LITERAL = Pattern.compile("[A-Za-z0-9\\-._~!$&'()+,=:@%]+");
     private static final Pattern VARIABLE = Pattern.compile("\\{[A-Za-z_][A-Za-z0-9_]*}");
+    /** What some servers take for a separator inside a segment: an encoded slash, a backslash, encoded or not. */
+    private static final Pattern OTHER_SEPARATORS = Pattern.compile("%2F|%5C|\\\\");
 
     private final String text;
     /** Literal segments; {@code null} for a one-segment wildcard ({@code *} or a variable). */
-    private final String[] segments;
+    private final @Nullable String[] segments;
     private final boolean trailingDoubleStar;
 
-    private PathPattern(String text, String[] segments, boolean trailingDoubleStar) {
+    private PathPattern(String text, @Nullable String[] segments, boolean trailingDoubleStar) {
         this.text = text;
         this.segments = segments;
         this.trailingDoubleStar = trailingDoubleStar;
@@ -42,7 +45,7 @@ final class PathPattern {
             return new PathPattern(text, new String[0], false);
         }
         String[] parts = text.substring(1).split("/", -1);
-        List<String> segments = new ArrayList<>();
+        List<@Nullable String> segments = new ArrayList<>();
         Set<String> variables = new HashSet<>();
         boolean doubleStar = false;
         for (int i = 0; i < parts.length; i++) {
@@ -69,6 +72,9 @@ final class PathPattern {
             } else if (part.contains("*") || part.contains("{") || part.contains("}")) {
                 throw new IllegalArgumentException("'*' and {name} must be a whole segment, not part of '"
                         + part + "': '" + text + "'");
+            } else if (part.contains(";")) {
+                throw new IllegalArgumentException("';' starts a path parameter, which is removed from a request "
+                        + "path before matching, so segment '" + part + "' would never match: '" + text + "'");
             } else if (!LITERAL.matcher(part).matches()) {
                 throw new IllegalArgumentException("segment '" + part
                         + "' has a character not allowed in a path: '" + text + "'");
@@ -102,14 +108,57 @@ final class PathPattern {
         return true;
     }
 
+    /** Whether the pattern matches the path in either of the ways a server may read it. */
+    boolean matches(RequestPath path) {
+        List<String> slashesDecoded = path.slashesDecoded();
+        return matches(path.segments()) || (slashesDecoded != null && matches(slashesDecoded));
+    }
+
     /**
-     * Splits a request path into normalized segments: the query and fragment are dropped,
-     * percent-encoded unreserved characters are decoded (RFC 3986 6.2.2.2), empty segments
-     * are dropped, and {@code .} and {@code ..} are resolved (RFC 3986 5.2.4), so that
-     * {@code /v1//a/../reports} and {@code /v1/%72eports} are {@code /v1/reports}, as the
-     * server behind the gateway would see them.
+     * A request path as the server behind the limiter reads it. Servers differ on an encoded
+     * slash ({@code %2F}) and on a backslash ({@code \}, {@code %5C}): Jetty and Tomcat refuse
+     * them by default, some servers keep them inside their segment, others (and proxies in
+     * front) take them for a separator. Such a path is read both ways and matches a pattern
+     * that either reading matches, so that no spelling of a separator dodges a rule.
+     *
+     * @param segments the path with encoded slashes and backslashes kept in their segment
+     * @param slashesDecoded the path with them as separators; {@code null} when it has none
+     */
+    record RequestPath(List<String> segments, @Nullable List<String> slashesDecoded) {
+
+        /** Normalizes a request path once, for matching against every pattern. */
+        static RequestPath of(String path) {
+            List<String> segments = normalize(path, false);
+            return new RequestPath(segments, hasOtherSeparator(segments) ? normalize(path, true) : null);
+        }
+
+        /** A scan rather than {@link #OTHER_SEPARATORS}: this runs for every request. */
+        private static boolean hasOtherSeparator(List<String> segments) {
+            for (String segment : segments) {
+                // Normalized segments spell the hex of what stays encoded in upper case.
+                if (segment.indexOf('\\') >= 0 || segment.contains("%2F") || segment.contains("%5C")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Splits a request path into segments as a servlet container does before it routes
+     * (Jakarta Servlet 6.0, 3.5.2): the query and fragment are dropped; in each segment, a
+     * path parameter ({@code ;} and what follows, as in {@code ;jsessionid=...}) is removed;
+     * percent-encoded unreserved characters are decoded (RFC 3986 6.2.2.2), so that
+     * {@code %2e} is a dot; empty segments (a double or a trailing slash) are dropped; and
+     * {@code .} and {@code ..} are resolved (RFC 3986 5.2.4). So
+     * {@code /v1//x/..;p/%72eports;jsessionid=1/} is {@code /v1/reports}. An encoded slash
+     * or a backslash stays in its segment; see {@link RequestPath} for the other reading.
      */
     static List<String> normalize(String path) {
+        return normalize(path, false);
+    }
+
+    private static List<String> normalize(String path, boolean decodeSlashes) {
         int end = path.length();
         int query = path.indexOf('?');
         if (query >= 0) {
@@ -124,17 +173,30 @@ final class PathPattern {
         while (start <= end) {
             int slash = path.indexOf('/', start);
             int segmentEnd = slash < 0 || slash > end ? end : slash;
-            String segment = normalizeSegment(path.substring(start, segmentEnd));
-            if (segment.equals("..")) {
-                if (!result.isEmpty()) {
-                    result.remove(result.size() - 1);
+            int parameter = path.indexOf(';', start);
+            int nameEnd = parameter >= 0 && parameter < segmentEnd ? parameter : segmentEnd;
+            String segment = normalizeSegment(path.substring(start, nameEnd));
+            if (decodeSlashes) {
+                for (String part : OTHER_SEPARATORS.split(segment, -1)) {
+                    append(result, part);
                 }
-            } else if (!segment.isEmpty() && !segment.equals(".")) {
-                result.add(segment);
+            } else {
+                append(result, segment);
             }
             start = segmentEnd + 1;
         }
         return result;
+    }
+
+    /** Appends a decoded segment to a path: {@code ..} removes the last, {@code .} and empty are no segment. */
+    private static void append(List<String> path, String segment) {
+        if (segment.equals("..")) {
+            if (!path.isEmpty()) {
+                path.remove(path.size() - 1);
+            }
+        } else if (!segment.isEmpty() && !segment.equals(".")) {
+            path.add(segment);
+        }
     }
 
     /** Decodes percent-encoded unreserved characters and upper-cases the hex of the others. */

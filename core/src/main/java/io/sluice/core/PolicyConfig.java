@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,18 +27,28 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PolicyConfig {
 
+    /** Plans kept at most: enough for every tier and endpoint a fleet really uses together. */
+    static final int MAX_CACHED_PLANS = 4_096;
+
     private final String source;
     private final boolean shadow;
     private final FailurePolicy failurePolicy;
-    private final Map<String, Tier> tiers;
-    private final @Nullable Tier anonymous;
-    private final @Nullable Tier unknownKeyTier;
+    /** The tiers, then the anonymous limits if any: a plan is cached under its tier's index here. */
+    private final List<Tier> tiers;
+    private final Map<String, Integer> tierIndexes;
+    /** Indexes into {@link #tiers}; -1 when there is none. */
+    private final int anonymous;
+    private final int unknownKeyTier;
     private final Map<String, String> keyTiers;
     private final List<EndpointRule> endpoints;
     private final int ipv4Prefix;
     private final int ipv6Prefix;
-    /** Per tier name (and {@link Tier#ANONYMOUS}): the plan of each endpoint, then of no endpoint. */
-    private final Map<String, Plan[]> plans;
+    /**
+     * Plans built on first use, per tier and endpoint. Never all of them at load: a file's
+     * tiers x endpoints can be millions (1,000 of each kept 321 MB), so memory and load
+     * time stay linear in the file's size and at most {@link #MAX_CACHED_PLANS} are kept.
+     */
+    private final ConcurrentHashMap<Long, Plan> plans = new ConcurrentHashMap<>();
 
     PolicyConfig(String source, boolean shadow, FailurePolicy failurePolicy, Map<String, Tier> tiers,
                  @Nullable Tier anonymous, @Nullable String unknownKeyTier, Map<String, String> keyTiers,
@@ -44,54 +56,65 @@ public final class PolicyConfig {
         this.source = source;
         this.shadow = shadow;
         this.failurePolicy = failurePolicy;
-        this.tiers = Map.copyOf(tiers);
-        this.anonymous = anonymous;
-        this.unknownKeyTier = unknownKeyTier == null ? null
-                : unknownKeyTier.equals(Tier.ANONYMOUS) ? anonymous : tiers.get(unknownKeyTier);
-        this.keyTiers = Map.copyOf(keyTiers);
-        this.endpoints = List.copyOf(endpoints);
-        this.ipv4Prefix = ipv4Prefix;
-        this.ipv6Prefix = ipv6Prefix;
-        Map<String, Plan[]> plansByTier = new HashMap<>();
         List<Tier> all = new ArrayList<>(tiers.values());
         if (anonymous != null) {
             all.add(anonymous);
         }
-        for (Tier tier : all) {
-            Plan[] byEndpoint = new Plan[endpoints.size() + 1];
-            for (int i = 0; i < endpoints.size(); i++) {
-                byEndpoint[i] = Plan.of(tier, endpoints.get(i), shadow);
-            }
-            byEndpoint[endpoints.size()] = Plan.of(tier, null, shadow);
-            plansByTier.put(tier.name(), byEndpoint);
+        this.tiers = List.copyOf(all);
+        Map<String, Integer> indexes = new HashMap<>();
+        for (int i = 0; i < all.size(); i++) {
+            indexes.put(all.get(i).name(), i);
         }
-        this.plans = Map.copyOf(plansByTier);
+        this.tierIndexes = Map.copyOf(indexes);
+        this.anonymous = anonymous == null ? -1 : all.size() - 1;
+        this.unknownKeyTier = unknownKeyTier == null ? -1 : Objects.requireNonNull(indexes.get(unknownKeyTier));
+        this.keyTiers = Map.copyOf(keyTiers);
+        this.endpoints = List.copyOf(endpoints);
+        this.ipv4Prefix = ipv4Prefix;
+        this.ipv6Prefix = ipv6Prefix;
     }
 
     /**
      * Reads and checks a policy file (UTF-8).
      *
-     * @throws PolicyConfigException naming the file, the line and the reason when the file
-     *     cannot be read, is not valid YAML, or breaks a rule of the format
+     * @throws PolicyConfigException listing every problem, each with the file, the line and
+     *     the reason, when the file cannot be read, is not valid YAML, or breaks a rule of the format
      */
     public static PolicyConfig load(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new PolicyConfigException(file.toString(), 0, "cannot read the file: " + e, e);
-        }
-        return parse(text, file.toString());
+        return check(file).orThrow();
     }
 
     /**
      * Checks a policy given as text.
      *
      * @param source the name that error messages give as the file
-     * @throws PolicyConfigException naming the source, the line and the reason
+     * @throws PolicyConfigException listing every problem, each with the source, the line and the reason
      */
     public static PolicyConfig parse(String yaml, String source) {
-        return ConfigParser.parse(yaml, source);
+        return check(yaml, source).orThrow();
+    }
+
+    /**
+     * Reads a policy file (UTF-8) and finds every problem it has, without throwing: for a
+     * {@code check-config} command or an editor. A file that cannot be read is one problem at line 0.
+     */
+    public static PolicyCheck check(Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return new PolicyCheck(null, List.of(new PolicyProblem(file.toString(), 0, "cannot read the file: " + e)));
+        }
+        return check(text, file.toString());
+    }
+
+    /**
+     * Finds every problem of a policy given as text, without throwing.
+     *
+     * @param source the name that problems give as the file
+     */
+    public static PolicyCheck check(String yaml, String source) {
+        return ConfigParser.check(yaml, source);
     }
 
     /** The file this policy was read from. */
@@ -120,10 +143,10 @@ public final class PolicyConfig {
      * @param resolvedTier the tier of the request's API key, empty when it has none or it is unknown
      */
     Resolution resolve(ApiRequest request, Optional<String> resolvedTier) {
-        List<String> segments = PathPattern.normalize(request.path());
+        PathPattern.RequestPath path = PathPattern.RequestPath.of(request.path());
         int endpoint = endpoints.size();
         for (int i = 0; i < endpoints.size(); i++) {
-            if (endpoints.get(i).matches(request.method(), segments)) {
+            if (endpoints.get(i).matches(request.method(), path)) {
                 endpoint = i;
                 break;
             }
@@ -131,35 +154,44 @@ public final class PolicyConfig {
         EndpointRule rule = endpoint < endpoints.size() ? endpoints.get(endpoint) : null;
         Optional<String> apiKey = request.apiKey();
         if (apiKey.isPresent()) {
-            Tier tier = resolvedTier.map(tiers::get).orElse(null);
+            // The anonymous limits are no tier a key can name.
+            Integer tier = resolvedTier.filter(name -> !name.equals(Tier.ANONYMOUS)).map(tierIndexes::get)
+                    .orElse(null);
             if (tier != null) {
-                return new Resolution(plan(tier, endpoint), ClientKeys.forApiKey(apiKey.get()), rule,
-                        false);
+                return new Resolution(plan(tier, endpoint), ClientKeys.forApiKey(apiKey.get()), rule, false);
             }
             // Unknown keys are counted per address, so inventing keys gains nothing.
-            return unknownKeyTier == null
+            return unknownKeyTier < 0
                     ? new Resolution(null, null, rule, true)
                     : new Resolution(plan(unknownKeyTier, endpoint), addressKey(request), rule, true);
         }
-        return anonymous == null
+        return anonymous < 0
                 ? new Resolution(null, null, rule, false)
                 : new Resolution(plan(anonymous, endpoint), addressKey(request), rule, false);
     }
 
-    /** The plan of a tier of this policy on the endpoint at {@code endpoint} (or none at their count). */
-    private Plan plan(Tier tier, int endpoint) {
-        Plan[] byEndpoint = plans.get(tier.name());
-        if (byEndpoint == null) {
-            throw new IllegalStateException("no plans for tier '" + tier.name() + "' in " + source);
+    /** The plan of a tier (its index in {@link #tiers}) on an endpoint (its index; the count of endpoints for none). */
+    private Plan plan(int tier, int endpoint) {
+        long key = (long) tier * (endpoints.size() + 1) + endpoint;
+        Plan cached = plans.get(key);
+        if (cached != null) {
+            return cached;
         }
-        return byEndpoint[endpoint];
+        Plan plan = Plan.of(tiers.get(tier), endpoint < endpoints.size() ? endpoints.get(endpoint) : null, shadow);
+        if (plans.size() < MAX_CACHED_PLANS) {
+            plans.putIfAbsent(key, plan);
+        }
+        return plan;
     }
 
-    /** Every plan, for checks at load. */
-    List<Plan> plans() {
-        List<Plan> all = new ArrayList<>();
-        plans.values().forEach(byEndpoint -> all.addAll(List.of(byEndpoint)));
-        return all;
+    /** Every tier, the anonymous limits last if any. */
+    List<Tier> tiers() {
+        return tiers;
+    }
+
+    /** Every endpoint rule, in file order. */
+    List<EndpointRule> endpoints() {
+        return endpoints;
     }
 
     private String addressKey(ApiRequest request) {
@@ -181,7 +213,8 @@ public final class PolicyConfig {
 
     @Override
     public String toString() {
-        return "PolicyConfig[" + source + ", tiers " + tiers.keySet() + (anonymous != null ? ", anonymous" : "")
+        List<String> names = tiers.stream().map(Tier::name).filter(name -> !name.equals(Tier.ANONYMOUS)).toList();
+        return "PolicyConfig[" + source + ", tiers " + ConfigParser.shown(names) + (anonymous >= 0 ? ", anonymous" : "")
                 + ", " + endpoints.size() + " endpoints" + (shadow ? ", shadow" : "") + "]";
     }
 }

@@ -11,6 +11,7 @@ public final class PolicyLimiterBuilder {
     private @Nullable Supplier<PolicyConfig> config;
     private @Nullable Store store;
     private @Nullable TierResolver tierResolver;
+    private StoreGuard guard = new StoreGuard();
 
     PolicyLimiterBuilder() {
     }
@@ -35,6 +36,16 @@ public final class PolicyLimiterBuilder {
     }
 
     /**
+     * The layer between the limiter and its store: timeouts, circuit breaker, fallback, block
+     * cache and metrics ({@link StoreGuard#StoreGuard() its defaults} unless set). Each limit's
+     * failure policy comes from the policy file.
+     */
+    public PolicyLimiterBuilder guard(StoreGuard guard) {
+        this.guard = Objects.requireNonNull(guard, "guard");
+        return this;
+    }
+
+    /**
      * Where API keys' tiers come from, instead of the policy file's {@code api-keys} list
      * (which is then ignored; its {@code unknown} rule still applies).
      */
@@ -55,6 +66,6 @@ public final class PolicyLimiterBuilder {
         if (store == null) {
             throw new IllegalStateException("a policy limiter needs a store");
         }
-        return new StorePolicyLimiter(config, store, tierResolver);
+        return new StorePolicyLimiter(config, guard.guard(store), tierResolver);
     }
 }

@@ -23,7 +23,10 @@ import org.jspecify.annotations.Nullable;
  * never a mix, and a request that started on the old one finishes on it. A file that
  * cannot be used is rejected with its line and reason: the previous policy stays in
  * force, a warning is logged, {@link #rejectedReloads()} counts it and the
- * {@link Listener} hears of it.
+ * {@link Listener} hears of it. So does any other failure while a changed file is read or
+ * checked, even an {@link Error} such as an {@link OutOfMemoryError} (logged as an error):
+ * the watch goes on, and the next change is read. If the watch ever stops for another
+ * reason than {@link #close()}, it says so in an error log and {@link #watching()} turns false.
  *
  * <p>The watch covers the file's directory, so that an editor's or Kubernetes'
  * replace-by-rename is seen too; a reload whose file content is unchanged does nothing.
@@ -54,10 +57,14 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
     private final Thread watcher;
     private final AtomicLong rejectedReloads = new AtomicLong();
     private volatile PolicyConfig current;
-    /** The content last read, applied or rejected, so that an unchanged file is not parsed again. */
-    private byte[] lastContent;
+    /**
+     * The content last read, applied or rejected, so that an unchanged file is not parsed
+     * again; {@code null} after a failure that may not happen again (such as running out of memory).
+     */
+    private byte @Nullable [] lastContent;
     /** Why {@link #lastContent} was rejected; {@code null} when it is in force. */
     private @Nullable PolicyConfigException lastRejection;
+    private volatile boolean closed;
 
     private ReloadingPolicyConfig(Path file, Listener listener, WatchService watchService, byte[] content,
                                   PolicyConfig config) {
@@ -85,14 +92,14 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
     public static ReloadingPolicyConfig watch(Path file, Listener listener) {
         Objects.requireNonNull(listener, "listener");
         Path absolute = file.toAbsolutePath().normalize();
+        Path directory = absolute.getParent();
+        if (directory == null) {
+            throw new PolicyConfigException(absolute.toString(), 0, "a policy file is a file, not the root", null);
+        }
         WatchService watchService = null;
         try {
             // Watch before reading, so that no change between the two is missed.
             watchService = absolute.getFileSystem().newWatchService();
-            Path directory = absolute.getParent();
-            if (directory == null) {
-                throw new IOException("not a file in a directory");
-            }
             directory.register(watchService, StandardWatchEventKinds.ENTRY_CREATE,
                     StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
             byte[] content = Files.readAllBytes(absolute);
@@ -150,6 +157,11 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
         } catch (PolicyConfigException e) {
             lastRejection = e;
             throw rejected(e);
+        } catch (RuntimeException | Error e) {
+            // Not a problem of the file's content, as far as anyone can tell: read it again next time.
+            lastContent = null;
+            lastRejection = null;
+            throw rejected(new PolicyConfigException(file.toString(), 0, "checking the file failed: " + e, e));
         }
         lastRejection = null;
         current = next;
@@ -163,21 +175,51 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
         return rejectedReloads.get();
     }
 
+    /**
+     * Whether changes of the file are still applied: {@code false} after {@link #close()},
+     * and if the watch stopped for any other reason (which is logged as an error).
+     */
+    public boolean watching() {
+        return !closed && watcher.isAlive();
+    }
+
     /** Stops watching the file; {@link #current()} keeps answering the last policy. */
     @Override
     public void close() {
+        closed = true;
         closeQuietly(watchService);
         watcher.interrupt();
     }
 
     private PolicyConfigException rejected(PolicyConfigException reason) {
         rejectedReloads.incrementAndGet();
-        LOGGER.log(Level.WARNING, "policy file rejected, the previous policy stays in force: {0}", reason.getMessage());
+        if (reason.getCause() instanceof Error) {
+            LOGGER.log(Level.ERROR, "policy file could not be checked, the previous policy stays in force: "
+                    + reason.getMessage(), reason.getCause());
+        } else {
+            LOGGER.log(Level.WARNING, "policy file rejected, the previous policy stays in force: {0}",
+                    reason.getMessage());
+        }
         listener.rejected(reason);
         return reason;
     }
 
     private void watch() {
+        Throwable failure = null;
+        try {
+            watchChanges();
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            throw e;
+        } finally {
+            if (!closed) {
+                LOGGER.log(Level.ERROR, "the watch of " + file + " stopped: changes of the file are no longer "
+                        + "applied until a restart", failure);
+            }
+        }
+    }
+
+    private void watchChanges() {
         try {
             while (true) {
                 WatchKey key = watchService.take();
@@ -212,8 +254,9 @@ public final class ReloadingPolicyConfig implements AutoCloseable {
             reload();
         } catch (PolicyConfigException e) {
             // already logged, counted and reported by reload()
-        } catch (RuntimeException e) {
-            LOGGER.log(Level.ERROR, "reloading " + file + " failed", e);
+        } catch (RuntimeException | Error e) {
+            // A listener's failure; the policy was applied or rejected and counted before it. The watch goes on.
+            LOGGER.log(Level.ERROR, "reloading " + file + " failed in a listener; the file is still watched", e);
         }
     }
 }

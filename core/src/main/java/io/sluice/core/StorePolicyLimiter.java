@@ -1,9 +1,6 @@
 package io.sluice.core;
 
 import io.sluice.api.Decision;
-import io.sluice.api.FailurePolicy;
-import io.sluice.api.Limit;
-import io.sluice.api.Store;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,6 +15,9 @@ import org.jspecify.annotations.Nullable;
  * global limits live under another key, so they are a second call made only once the
  * client's limits admitted the request: if the global limits then deny, the client's
  * charge stays (over-counting the client, never over-admitting; see docs/configuration.md).
+ * Each call goes through the {@link GuardedStore}, the same chain as the
+ * {@link io.sluice.api.RateLimiter}'s, which answers store failures by each limit's failure
+ * policy (the policy file gives every limit one).
  */
 final class StorePolicyLimiter implements PolicyLimiter {
 
@@ -26,13 +26,11 @@ final class StorePolicyLimiter implements PolicyLimiter {
     static final int MAX_API_KEY_LENGTH = 1_024;
 
     private final Supplier<PolicyConfig> config;
-    private final Store store;
-    /** {@code null}: the policy file's {@code api-keys} list. */
+    private final GuardedStore store;
     private final @Nullable TierResolver tierResolver;
-    private final ThrottledLog storeFailures = new ThrottledLog(LOGGER);
     private final ThrottledLog resolverFailures = new ThrottledLog(LOGGER);
 
-    StorePolicyLimiter(Supplier<PolicyConfig> config, Store store, @Nullable TierResolver tierResolver) {
+    StorePolicyLimiter(Supplier<PolicyConfig> config, GuardedStore store, @Nullable TierResolver tierResolver) {
         this.config = config;
         this.store = store;
         this.tierResolver = tierResolver;
@@ -76,7 +74,7 @@ final class StorePolicyLimiter implements PolicyLimiter {
         try {
             return Objects.requireNonNull(tierResolver.tierOf(apiKey), "TierResolver answered null");
         } catch (RuntimeException e) {
-            resolverFailures.warn("tier resolver failed; keys are treated as unknown meanwhile", e);
+            resolverFailures.log(() -> "tier resolver failed; keys are treated as unknown meanwhile", e);
             return Optional.empty();
         }
     }
@@ -91,7 +89,7 @@ final class StorePolicyLimiter implements PolicyLimiter {
         Plan.Step step = plan.steps().get(index);
         String key = step.globalKey() != null ? step.globalKey()
                 : Objects.requireNonNull(resolution.clientKey(), "clientKey");
-        return tryAcquire(key, step.limits(), plan.cost(), policy.failurePolicy()).thenCompose(stepDecision -> {
+        return store.tryAcquire(key, step.limits(), plan.cost(), step.shadow()).thenCompose(stepDecision -> {
             if (!stepDecision.allowed()) {
                 // A shadow step reports its denial but lets the request through.
                 return CompletableFuture.completedFuture(
@@ -101,36 +99,25 @@ final class StorePolicyLimiter implements PolicyLimiter {
         });
     }
 
-    private CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost, FailurePolicy failurePolicy) {
-        try {
-            return store.tryAcquire(key, limits, cost).exceptionally(failure -> unavailable(limits, failurePolicy, failure));
-        } catch (RuntimeException e) {
-            // A store that fails before returning a stage is as unavailable as one that fails later.
-            return CompletableFuture.completedFuture(unavailable(limits, failurePolicy, e));
-        }
-    }
-
-    private Decision unavailable(List<Limit> limits, FailurePolicy failurePolicy, Throwable failure) {
-        storeFailures.warn("store failed; requests are " + (failurePolicy == FailurePolicy.FAIL_OPEN
-                ? "admitted" : "denied") + " meanwhile (failure-policy " + failurePolicy + ")", failure);
-        return Decision.storeUnavailable(limits.get(0), failurePolicy == FailurePolicy.FAIL_OPEN);
-    }
-
     /**
      * The decision that fills the headers among admitted steps: a store failure first (so
-     * that it shows), else the one with the least remaining, the earlier on ties.
+     * that it shows, fallback or not), else the one with the least remaining, the earlier on ties.
      */
     private static Decision tighter(@Nullable Decision current, Decision next) {
         if (current == null) {
             return next;
         }
-        if (current.reason() == Decision.Reason.STORE_UNAVAILABLE) {
+        if (storeFailed(current)) {
             return current;
         }
-        if (next.reason() == Decision.Reason.STORE_UNAVAILABLE) {
+        if (storeFailed(next)) {
             return next;
         }
         return next.remaining() < current.remaining() ? next : current;
+    }
+
+    private static boolean storeFailed(Decision decision) {
+        return decision.reason() == Decision.Reason.STORE_UNAVAILABLE || decision.reason() == Decision.Reason.FALLBACK;
     }
 
     private static PolicyDecision decision(boolean allowed, boolean shadowDenied, PolicyConfig.Resolution resolution,

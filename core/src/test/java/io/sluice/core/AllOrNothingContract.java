@@ -6,6 +6,7 @@ import io.sluice.algorithms.KeyState;
 import io.sluice.api.Decision;
 import io.sluice.api.Store;
 import io.sluice.testkit.VirtualClock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,8 +55,16 @@ abstract class AllOrNothingContract {
 
     private final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     private final Store store = createStore(clock);
+    /**
+     * The breaker on the store's virtual clock, and no block cache: this property compares every
+     * figure with the reference, and a cached denial's figures are those of the denial it repeats.
+     * A generous timeout: a property compares decisions, and the build shares two cores with other
+     * builds, where the default timeout turns a slow answer into STORE_UNAVAILABLE.
+     */
+    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock).blockCacheSize(0)
+            .timeout(Duration.ofSeconds(10)).build();
     private final PolicyLimiter limiter = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "policy.yaml"))
-            .store(store).tierResolver(key -> Optional.of("t")).build();
+            .store(store).guard(guard).tierResolver(key -> Optional.of("t")).build();
     private final AtomicLong tries = new AtomicLong();
 
     /** A new store that decides with this clock. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.api.Store;
 import io.sluice.store.local.LocalStore;
 import io.sluice.testkit.VirtualClock;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -15,6 +16,8 @@ class DocsExampleTest {
 
     final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     final Store store = LocalStore.builder().clockForTesting(clock).build();
+    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock)
+            .timeout(Duration.ofSeconds(10)).build();
 
     @AfterEach
     void closeStore() {
@@ -30,7 +33,7 @@ class DocsExampleTest {
     @Test
     void theExampleDoesWhatThePageSays() throws Exception {
         PolicyLimiter limiter = PolicyLimiter.builder().config(PolicyConfig.parse(example(), "configuration.md"))
-                .store(store).build();
+                .store(store).guard(guard).build();
         String pro = "b81d44c0-pro-customer-key";
         for (int i = 0; i < 100; i++) {
             assertThat(limiter.decide(ApiRequest.of(pro, "192.0.2.1", "GET", "/v1/things")).allowed()).isTrue();

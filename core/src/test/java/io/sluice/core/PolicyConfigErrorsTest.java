@@ -16,7 +16,9 @@ class PolicyConfigErrorsTest {
                 () -> PolicyConfig.parse(yaml, "policy.yaml"));
         assertThat(e).as("rejected").isNotNull();
         assertThat(e.file()).isEqualTo("policy.yaml");
-        assertThat(e.getMessage()).isEqualTo("policy.yaml:" + e.line() + ": " + e.reason());
+        assertThat(e.getMessage()).startsWith("policy.yaml:" + e.line() + ": " + e.reason());
+        assertThat(e.getMessage()).isEqualTo(String.join("\n", e.problems().stream().map(Object::toString).toList()));
+        assertThat(PolicyConfig.check(yaml, "policy.yaml").problems()).isEqualTo(e.problems());
         return e;
     }
 
@@ -53,9 +55,10 @@ class PolicyConfigErrorsTest {
                         permitz: 10
                         period: 1s
                 """);
-        assertThat(e.line()).isEqualTo(6);
-        assertThat(e.reason()).isEqualTo("unknown field 'permitz' in a limit (expected one of "
-                + "[algorithm, burst, name, period, permits, shadow])");
+        assertThat(e.problems()).containsExactly(
+                new PolicyProblem("policy.yaml", 4, "a limit needs the field 'permits'"),
+                new PolicyProblem("policy.yaml", 6, "unknown field 'permitz' in a limit (expected one of "
+                        + "[algorithm, burst, failure-policy, name, period, permits, shadow])"));
     }
 
     @Test
@@ -293,7 +296,7 @@ class PolicyConfigErrorsTest {
         assertThat(flag.line()).isEqualTo(1);
         assertThat(flag.reason()).isEqualTo("expected true or false, got 'yes please'");
         assertThat(rejection("failure-policy: maybe\n").reason())
-                .isEqualTo("failure-policy must be fail-open or fail-closed, got 'maybe'");
+                .isEqualTo("failure-policy must be fail-open, fail-closed or fallback, got 'maybe'");
     }
 
     @Test

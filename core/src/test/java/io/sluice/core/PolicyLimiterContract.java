@@ -9,6 +9,7 @@ import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.testkit.VirtualClock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -58,6 +59,9 @@ abstract class PolicyLimiterContract {
 
     final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     final Store store = createStore(clock);
+    /** The block cache and breaker on the store's virtual clock; a timeout as generous as the stores'. */
+    final StoreGuard guard = StoreGuard.custom().clockForTesting(clock)
+            .timeout(Duration.ofSeconds(10)).build();
 
     /** A new store that decides with this clock. */
     protected abstract Store createStore(VirtualClock clock);
@@ -68,7 +72,8 @@ abstract class PolicyLimiterContract {
     }
 
     PolicyLimiter limiter(String yaml) {
-        return PolicyLimiter.builder().config(PolicyConfig.parse(yaml, "test.yaml")).store(store).build();
+        return PolicyLimiter.builder().config(PolicyConfig.parse(yaml, "test.yaml")).store(store).guard(guard)
+                .build();
     }
 
     static ApiRequest get(String key, String path) {
@@ -287,7 +292,8 @@ abstract class PolicyLimiterContract {
 
     @Test
     void aTierResolverReplacesTheKeyList() {
-        PolicyLimiter limiter = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "test.yaml")).store(store)
+        PolicyLimiter limiter = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "test.yaml"))
+                .store(store).guard(guard)
                 .tierResolver(key -> key.startsWith("db-") ? Optional.of("pro") : Optional.empty()).build();
         assertThat(limiter.decide(get("db-123", "/v1/x")).tier()).contains("pro");
         assertThat(limiter.decide(get("pro-key", "/v1/x")).unknownKey()).isTrue();
@@ -298,14 +304,14 @@ abstract class PolicyLimiterContract {
     @Test
     void aFailingOrConfusedTierResolverMeansAnUnknownKey() {
         PolicyConfig config = PolicyConfig.parse(POLICY.replace("unknown: reject", "unknown: anonymous"), "test.yaml");
-        PolicyDecision failing = PolicyLimiter.builder().config(config).store(store)
+        PolicyDecision failing = PolicyLimiter.builder().config(config).store(store).guard(guard)
                 .tierResolver(key -> {
                     throw new IllegalStateException("database down");
                 }).build().decide(get("pro-key", "/v1/x"));
         assertThat(failing.allowed()).isTrue();
         assertThat(failing.unknownKey()).isTrue();
         assertThat(failing.tier()).contains("anonymous");
-        PolicyDecision undefinedTier = PolicyLimiter.builder().config(config).store(store)
+        PolicyDecision undefinedTier = PolicyLimiter.builder().config(config).store(store).guard(guard)
                 .tierResolver(key -> Optional.of("platinum")).build().decide(get("pro-key", "/v1/x"));
         assertThat(undefinedTier.unknownKey()).isTrue();
     }
@@ -332,11 +338,6 @@ abstract class PolicyLimiterContract {
 
         @Override
         public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-        }
-
-        @Override
-        public CompletionStage<Boolean> holdsState(String key, Limit limit) {
             return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
         }
 

@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,10 +131,46 @@ class ReloadingPolicyConfigTest {
 
             write("sluice.yaml", "tiers:\n  - name: pro\n    limitz: []\n");
             PolicyConfigException rejected = (PolicyConfigException) nextEvent();
-            assertThat(rejected.line()).isEqualTo(3);
-            assertThat(rejected.reason()).startsWith("unknown field 'limitz'");
+            assertThat(rejected.problems()).extracting(PolicyProblem::line, PolicyProblem::reason).containsExactly(
+                    tuple(2, "a tier needs the field 'limits'"),
+                    tuple(3, "unknown field 'limitz' in a tier (expected one of [limits, name])"));
             assertThat(config.current()).isSameAs(event);
         }
+    }
+
+    @Test
+    void anErrorInAListenerDoesNotStopTheWatch() throws Exception {
+        Path file = write("sluice.yaml", policy("permits: 100", "permits: 1000"));
+        ReloadingPolicyConfig.Listener failingOnce = new ReloadingPolicyConfig.Listener() {
+            private boolean failed;
+
+            @Override
+            public void applied(PolicyConfig config) {
+                events.add(config);
+                if (!failed) {
+                    failed = true;
+                    throw new StackOverflowError("a listener's own failure");
+                }
+            }
+        };
+        try (ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(file, failingOnce)) {
+            write("sluice.yaml", policy("permits: 50", "permits: 1000"));
+            assertThat(nextEvent()).isSameAs(config.current());
+
+            write("sluice.yaml", policy("permits: 25", "permits: 1000"));
+            Object second = nextEvent();
+            assertThat(second).isSameAs(config.current());
+            assertThat(config.watching()).isTrue();
+        }
+    }
+
+    @Test
+    void theWatchSaysWhenItIsClosed() throws Exception {
+        Path file = write("sluice.yaml", policy("permits: 100", "permits: 1000"));
+        ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(file, listener);
+        assertThat(config.watching()).isTrue();
+        config.close();
+        assertThat(config.watching()).isFalse();
     }
 
     @Test
@@ -253,8 +291,9 @@ class ReloadingPolicyConfigTest {
 
     /** Charges one token of the named limit alone, straight in the store: what it has left after that. */
     private long remainingAfterOneMore(PolicyConfig config, String apiKey, String limitName) {
-        Limit limit = config.plans().stream().flatMap(plan -> plan.limits().stream())
-                .filter(l -> l.name().equals(limitName)).findFirst().orElseThrow();
+        Limit limit = Stream.concat(config.tiers().stream().flatMap(tier -> tier.limits().stream()),
+                        config.endpoints().stream().flatMap(endpoint -> endpoint.perKey().stream()))
+                .map(LimitRule::limit).filter(l -> l.name().equals(limitName)).findFirst().orElseThrow();
         Decision probe = store.tryAcquire(ClientKeys.forApiKey(apiKey), List.of(limit), 1).toCompletableFuture().join();
         assertThat(probe.allowed()).isTrue();
         return probe.remaining();

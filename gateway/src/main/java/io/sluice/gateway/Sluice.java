@@ -1,28 +1,28 @@
 package io.sluice.gateway;
 
-import io.sluice.algorithms.Algorithms;
-import io.sluice.api.Algorithm;
-import java.util.function.Function;
+import io.sluice.simulator.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.TypeConversionException;
 
 /**
- * The {@code sluice} program, the gateway's entry point. Its subcommand {@code simulate}
- * runs a simulated fleet of gateway instances on one store and compares what they admit
- * with what one exact limiter would.
+ * The {@code sluice} program. Its subcommands: {@code gateway} runs a rate-limiting reverse
+ * proxy in front of an API; {@code check-config} checks a config file; {@code simulate} (from
+ * {@code sluice-simulator}) runs a simulated fleet of gateway instances on one store and
+ * compares what they admit with what one exact limiter would.
  *
  * <pre>{@code
+ * java -jar sluice-gateway.jar gateway --config sluice.yaml --upstream http://localhost:3000
+ * java -jar sluice-gateway.jar check-config sluice.yaml
  * java -jar sluice-gateway.jar simulate --instances 20 --balancer skewed
  * }</pre>
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Sluice.Version.class,
         description = "Distributed rate limiting for public APIs.",
-        subcommands = {SimulateCommand.class})
+        subcommands = {GatewayCommand.class, CheckConfigCommand.class, SimulateCommand.class})
 public final class Sluice implements Runnable {
 
     @Spec
@@ -33,28 +33,14 @@ public final class Sluice implements Runnable {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command line with every subcommand and the converters of their option types. */
+    /** The command line with every subcommand. */
     static CommandLine commandLine() {
-        return new CommandLine(new Sluice())
-                .registerConverter(Algorithm.class, converter(Algorithms::byName))
-                .registerConverter(Balancer.class, converter(Balancer::byName))
-                .registerConverter(StoreKind.class, converter(StoreKind::byName));
+        return new CommandLine(new Sluice());
     }
 
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(), "Missing required subcommand");
-    }
-
-    // Turns a lookup's IllegalArgumentException, which names the bad value, into picocli's usage error.
-    private static <T> CommandLine.ITypeConverter<T> converter(Function<String, T> byName) {
-        return name -> {
-            try {
-                return byName.apply(name);
-            } catch (IllegalArgumentException e) {
-                throw new TypeConversionException(e.getMessage());
-            }
-        };
     }
 
     /** The version from the jar's manifest. */

@@ -31,7 +31,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *
  * <pre>
  * java -cp ... io.sluice.jmh.BenchmarkProfiles quick|full|ci [stores] [param=value,value ...]
- *   stores: comma-separated among local, redis, hazelcast, ignite (default: all)
+ *   stores: comma-separated among local, redis, hazelcast, ignite (default: these four), and
+ *           custom: your store, named by store=&lt;StoreProvider class name&gt; (see CustomBenchmark)
  *   param:  narrows a @Param, such as impl=SLUICE_GCRA,BUCKET4J or keys=HOT;
  *           threads=1,8,32 replaces the profile's throughput thread counts
  * </pre>
@@ -79,6 +80,8 @@ public final class BenchmarkProfiles {
         STORES.put("redis", new StoreBenchmark(RedisBenchmark.class, List.of()));
         STORES.put("hazelcast", new StoreBenchmark(HazelcastBenchmark.class, HazelcastCluster.JVM_ARGS));
         STORES.put("ignite", new StoreBenchmark(IgniteBenchmark.class, IgniteCluster.JVM_ARGS));
+        // Not among the defaults: it needs store=<StoreProvider class name>.
+        STORES.put("custom", new StoreBenchmark(CustomBenchmark.class, List.of()));
     }
 
     private BenchmarkProfiles() {
@@ -92,7 +95,7 @@ public final class BenchmarkProfiles {
         Profile profile = Profile.valueOf(args[0].toUpperCase(Locale.ROOT));
         List<String> stores = args.length > 1 && !args[1].contains("=")
                 ? Arrays.asList(args[1].split(","))
-                : List.copyOf(STORES.keySet());
+                : STORES.keySet().stream().filter(store -> !store.equals("custom")).toList();
         Map<String, String[]> params = new LinkedHashMap<>();
         List<Integer> threads = profile.throughputThreads;
         for (String arg : Arrays.asList(args).subList(1, args.length)) {

@@ -13,7 +13,9 @@ public enum IgniteImpl {
     SLUICE_GCRA(sluice("gcra")),
     SLUICE_FIXED_WINDOW(sluice("fixed-window")),
     SLUICE_SLIDING_WINDOW_COUNTER(sluice("sliding-window-counter")),
-    SLUICE_SLIDING_LOG(sluice("sliding-log"));
+    SLUICE_SLIDING_LOG(sluice("sliding-log")),
+    /** The floor: one blocking {@code invoke} of a minimal token bucket. */
+    INVOKE(InvokeFloorLimiter::new);
 
     /** The cache every implementation uses. */
     static final String CACHE = "sluice-jmh";

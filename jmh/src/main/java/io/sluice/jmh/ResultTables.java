@@ -29,7 +29,7 @@ import org.openjdk.jmh.results.RunResult;
 final class ResultTables {
 
     /** Implementations that are not peers but the cost of one bare round trip to the store. */
-    static final Set<String> FLOORS = Set.of("EVALSHA", "ENTRY_PROCESSOR");
+    static final Set<String> FLOORS = Set.of("EVALSHA", "ENTRY_PROCESSOR", "INVOKE");
 
     private static final double[] PERCENTILES = {50, 99, 99.9};
 
@@ -40,8 +40,13 @@ final class ResultTables {
         return impl.startsWith("SLUICE_");
     }
 
+    /** A store of the user's own, measured by {@link CustomBenchmark}. */
+    static boolean isCustom(String impl) {
+        return impl.startsWith(CustomImpl.PREFIX);
+    }
+
     static boolean isPeer(String impl) {
-        return !isSluice(impl) && !FLOORS.contains(impl);
+        return !isSluice(impl) && !isCustom(impl) && !FLOORS.contains(impl);
     }
 
     /** The whole report: how and where it ran, then the tables. */
@@ -180,7 +185,7 @@ final class ResultTables {
     }
 
     private static String label(String impl) {
-        return FLOORS.contains(impl) ? impl + " (floor)" : isSluice(impl) ? "**" + impl + "**" : impl;
+        return FLOORS.contains(impl) ? impl + " (floor)" : isSluice(impl) || isCustom(impl) ? "**" + impl + "**" : impl;
     }
 
     private static OptionalDouble find(List<RunResult> runs, String impl, String keys, int threads,

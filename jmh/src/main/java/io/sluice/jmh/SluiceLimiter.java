@@ -6,6 +6,8 @@ import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.RateLimiterBuilder;
 import io.sluice.api.Store;
+import io.sluice.core.StoreGuard;
+import java.time.Duration;
 import java.util.List;
 
 /** Sluice as a user runs it: a {@link RateLimiter} with the shape's limits on one store. */
@@ -20,7 +22,11 @@ final class SluiceLimiter implements Limiter {
      */
     SluiceLimiter(Store store, String algorithm, LimitShape shape) {
         this.store = store;
-        RateLimiterBuilder builder = RateLimiter.builder().store(store);
+        // The request path of every RateLimiter, with a timeout as long as the stores' here (an overloaded
+        // machine must not end a run) and no block cache, so that every decision is the store's:
+        // BlockCacheBenchmark measures the cache.
+        RateLimiterBuilder builder = RateLimiter.builder().store(store)
+                .layer(StoreGuard.custom().timeout(Duration.ofSeconds(10)).blockCacheSize(0).build());
         limits(algorithm, shape).forEach(builder::limit);
         this.limiter = builder.build();
     }

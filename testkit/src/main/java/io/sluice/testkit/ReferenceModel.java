@@ -6,8 +6,10 @@ import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What every store must decide, computed the plainest way: a map of each key's per-limit
@@ -19,21 +21,31 @@ import java.util.Map;
  */
 final class ReferenceModel {
 
-    private final Map<String, Map<String, long[]>> states = new HashMap<>();
+    private final Map<String, Map<String, HeldState>> states = new HashMap<>();
 
     /** Decides a request at {@code nowMicros} and, when every limit admits it, charges them all. */
     Decision tryAcquire(String key, List<Limit> limits, long nowMicros, long cost) {
-        Map<String, long[]> limitStates = states.computeIfAbsent(key, k -> new HashMap<>());
+        Map<String, HeldState> limitStates = states.computeIfAbsent(key, k -> new LinkedHashMap<>());
         List<Transition> transitions = new ArrayList<>(limits.size());
         for (Limit limit : limits) {
-            transitions.add(limit.algorithm().transition(limitStates.get(limit.name()), nowMicros, limit, cost));
+            HeldState held = limitStates.get(limit.name());
+            transitions.add(limit.algorithm().transition(held == null ? null : held.state(), nowMicros, limit, cost));
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {
             for (int i = 0; i < limits.size(); i++) {
-                limitStates.put(limits.get(i).name(), transitions.get(i).state());
+                Transition transition = transitions.get(i);
+                // Admitted, so it has a state: Transition.allowed requires one.
+                long[] state = Objects.requireNonNull(transition.state(), "admitted transition's state");
+                limitStates.put(limits.get(i).name(), new HeldState(limits.get(i), state,
+                        nowMicros + transition.resetAfterMicros()));
             }
         }
         return decision;
+    }
+
+    /** The states the key's limits hold, in the order they were first charged. */
+    List<HeldState> held(String key) {
+        return List.copyOf(states.getOrDefault(key, Map.of()).values());
     }
 }

@@ -1,7 +1,7 @@
 package io.sluice.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
+import net.jqwik.api.AfterFailureMode;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
@@ -34,15 +36,23 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Reporter;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainerHook;
+import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.ContainerLifecycleContext;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 import net.jqwik.api.statistics.Statistics;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The conformance suite of the {@link Store} contract: a store's test extends this class and
  * says how to create the store, and the kit checks that it decides exactly as the reference
- * algorithms do, under concurrency too, all-or-nothing across limits, that it expires state,
- * and that bad input gets the documented exceptions.
+ * algorithms do, under concurrency too, all-or-nothing across limits; that a denial on an
+ * unused key writes nothing, that a key's memory is freed once its limits are reset and not
+ * before its longest-lived one is (through the subclass's probe of the back end,
+ * {@link #holdsAnythingFor}); that state of the store's previous format is read or rejected
+ * ({@link #previousFormat}); and that bad input gets the documented exceptions.
  *
  * <pre>{@code
  * class MyStoreConformanceTest extends StoreConformance {
@@ -51,6 +61,9 @@ import org.jspecify.annotations.Nullable;
  *     }
  *     protected Store createStore() {
  *         return MyStore.builder().build();
+ *     }
+ *     protected boolean holdsAnythingFor(Store store, String key) {
+ *         return ((MyStore) store).backEnd().containsKey(key);
  *     }
  * }
  * }</pre>
@@ -62,6 +75,11 @@ import org.jspecify.annotations.Nullable;
  * outlives the test run. The kit adapts its expectations to the store's {@link StoreCapabilities}: a
  * missing capability weakens a check to what the {@link Store} contract still requires, and
  * the report says so; nothing is skipped silently.
+ *
+ * <p>A failing check says what it checked and what the store did. A failing generated check
+ * also says how to replay it: every generated sample follows from the seed the report prints,
+ * and {@code -Dsluice.kit.seed=<seed>} (a system property of the test JVM; Maven Surefire passes
+ * on {@code -D} options) runs the kit's generated checks from that seed.
  *
  * <p>Runs on the jqwik engine of the JUnit Platform.
  */
@@ -83,6 +101,9 @@ public abstract class StoreConformance {
      */
     private static final Duration EXPIRY_PERIOD = Duration.ofMillis(200);
 
+    /** The longest-lived limit of the lifetime check: far longer than the check takes. */
+    private static final Duration LONG_PERIOD = Duration.ofDays(1);
+
     private static final int THREADS = 16;
 
     private static final Map<Class<?>, Fixture> FIXTURES = new ConcurrentHashMap<>();
@@ -100,6 +121,30 @@ public abstract class StoreConformance {
     protected abstract Store createStore();
 
     /**
+     * The kit's probe of memory: whether the store's back end holds anything written for
+     * {@code key} (an entry, a server key, a record), looked up in the back end directly, past
+     * the store's logic, whether or not the state in it has expired by the store's clock. The
+     * probe may let the back end do the routine cleanup any read does (Redis deletes an expired
+     * key it reads, a cache drops an expired entry) but never removes anything itself.
+     *
+     * <p>The kit checks with it that a denied request on an unused key writes nothing, that a
+     * key's memory is freed once all its limits are reset, and not before its longest-lived
+     * limit is. Called with either of the stores {@link #createStore} made.
+     */
+    protected abstract boolean holdsAnythingFor(Store store, String key) throws Exception;
+
+    /**
+     * The stored-state format the previous version of the store wrote, for the upgrade check;
+     * none by default (the kit then reports that it did not run). A store whose state
+     * outlives its process returns one from the day its format first changes.
+     *
+     * @param store the store on the virtual clock, the one the check uses
+     */
+    protected Optional<PreviousFormat> previousFormat(Store store) {
+        return Optional.empty();
+    }
+
+    /**
      * Closes a test class's stores once its tests are done, before that class's own
      * {@code @AfterContainer} methods run, which may stop the servers the stores use: a hook of
      * the default proximity runs closer to the container than jqwik's lifecycle methods.
@@ -112,6 +157,39 @@ public abstract class StoreConformance {
         }
     }
 
+    /**
+     * Runs a generated check from the seed {@code -Dsluice.kit.seed} gives, if any, and adds to
+     * a failure's report how to replay it.
+     */
+    static final class ReplaysSeed implements AroundPropertyHook {
+
+        /** The system property that fixes the seed of the kit's generated checks. */
+        static final String SEED_PROPERTY = "sluice.kit.seed";
+
+        @Override
+        public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+            String seed = System.getProperty(SEED_PROPERTY, "").trim();
+            if (!seed.isEmpty()) {
+                context.attributes().setSeed(seed);
+                // The given seed, not a sample remembered from an earlier run.
+                context.attributes().setAfterFailure(AfterFailureMode.RANDOM_SEED);
+            }
+            PropertyExecutionResult result = property.execute();
+            if (result.status() != PropertyExecutionResult.Status.FAILED || result.seed().isEmpty()) {
+                return result;
+            }
+            Throwable failure = result.throwable().orElse(null);
+            String replay = context.extendedLabel() + " failed with seed " + result.seed().get()
+                    + "; replay it with -D" + SEED_PROPERTY + "=" + result.seed().get()
+                    + (failure == null ? "" : "\n" + failure.getMessage());
+            AssertionError replayable = new AssertionError(replay, failure);
+            if (failure != null) {
+                replayable.setStackTrace(failure.getStackTrace());
+            }
+            return result.mapToFailed(replayable);
+        }
+    }
+
     private Fixture fixture() {
         return FIXTURES.computeIfAbsent(getClass(), type -> new Fixture(this));
     }
@@ -119,12 +197,14 @@ public abstract class StoreConformance {
     // ---- decisions against the reference model --------------------------------------------
 
     @Property(tries = 250)
+    @AddLifecycleHook(ReplaysSeed.class)
     void singleLimitDecisionsMatchTheReferenceModel(@ForAll("singleLimitScenarios") Scenario scenario) {
         Statistics.label("algorithm").collect(scenario.limits().get(0).algorithm().name());
         runAgainstModel(scenario);
     }
 
     @Property(tries = 100)
+    @AddLifecycleHook(ReplaysSeed.class)
     void multiLimitDecisionsMatchTheReferenceModel(@ForAll("multiLimitScenarios") Scenario scenario) {
         // Every store charges all of a request's limits or none (the Store contract): here one
         // request at a time; the concurrent case is checked against atomicMultiLimit.
@@ -160,7 +240,9 @@ public abstract class StoreConformance {
             String key = keys.get(step.key());
             Decision expected = model.tryAcquire(key, scenario.limits(), clock.nowMicros(), step.cost());
             Decision actual = await(fixture.virtualStore.tryAcquire(key, scenario.limits(), step.cost()));
-            assertThat(actual).as("step %d (%s) at %dus", i, step, clock.nowMicros()).isEqualTo(expected);
+            assertThat(actual).as("step %d of %d (%s) at %dus on key %d, limits %s: the store's decision",
+                    i, scenario.steps().size(), step, clock.nowMicros(), step.key(), scenario.limits())
+                    .isEqualTo(expected);
             denied |= !expected.allowed();
         }
         // A generator that stopped reaching denials would leave most of the contract unchecked.
@@ -201,12 +283,18 @@ public abstract class StoreConformance {
         List<Long> remainingWhenAdmitted = decisions.stream().filter(Decision::allowed)
                 .map(Decision::remaining).sorted().toList();
         // Each admitted request saw a distinct count: a lost update would repeat one.
-        assertThat(remainingWhenAdmitted).as("remaining of the admitted requests, %s", limit)
+        assertThat(remainingWhenAdmitted).as("%d requests of cost 1 from %d threads at once on one key, %s: "
+                        + "the admitted ones must be exactly the capacity, each seeing a distinct remaining count "
+                        + "(a repeated count is a lost update, more admitted than %d is over-admission); "
+                        + "the remaining counts the store returned to the admitted requests",
+                        decisions.size(), THREADS, limit, limit.burst())
                 .containsExactlyElementsOf(LongStream.range(0, limit.burst()).boxed().toList());
         assertThat(decisions).filteredOn(decision -> !decision.allowed())
-                .as("denied requests, %s", limit)
+                .as("the denied requests of that burst, %s: each must be LIMIT_EXCEEDED", limit)
                 .allSatisfy(decision -> assertThat(decision.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED));
-        assertThat(await(store.tryAcquire(key, limits, 1)).allowed()).as("after the burst, %s", limit).isFalse();
+        assertThat(await(store.tryAcquire(key, limits, 1)).allowed())
+                .as("one more request after the concurrent burst took the whole capacity of %s: admitted", limit)
+                .isFalse();
     }
 
     @Example
@@ -217,15 +305,21 @@ public abstract class StoreConformance {
         String key = fixture.newKey("concurrent-multi");
         List<Decision> decisions = concurrently(fixture.virtualStore, key, List.of(window, bucket), 120);
         long admitted = decisions.stream().filter(Decision::allowed).count();
+        String what = "120 requests of cost 1 from " + THREADS + " threads at once on one key, each against "
+                + window + " and " + bucket;
         if (fixture.capabilities.atomicMultiLimit()) {
-            assertThat(admitted).isEqualTo(30);
+            assertThat(admitted).as("%s: admitted must be the window's capacity, 30 (more is over-admission: "
+                    + "a limit checked and charged in separate steps); the store admitted", what).isEqualTo(30);
             // The 90 denied requests took no token from the bucket.
             assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(bucket), 1)).remaining())
+                    .as("%s, then one request on the bucket alone: 50 - 30 admitted - 1 must remain "
+                            + "(less means denied requests were charged to the bucket); the store left", what)
                     .isEqualTo(50 - 30 - 1);
         } else {
             reporter.publishValue("atomicMultiLimit",
                     "not declared: checked only that concurrent multi-limit requests never over-admit");
-            assertThat(admitted).isLessThanOrEqualTo(30);
+            assertThat(admitted).as("%s: at most the window's capacity, 30, may be admitted; the store admitted",
+                    what).isLessThanOrEqualTo(30);
         }
     }
 
@@ -272,34 +366,73 @@ public abstract class StoreConformance {
         Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofHours(1)).named("bucket");
         String key = fixture.newKey("all-or-none");
 
-        assertThat(await(store.tryAcquire(key, List.of(window, bucket), 1)).allowed()).isTrue();
-        assertThat(await(store.tryAcquire(key, List.of(window, bucket), 1)).allowed()).isTrue();
+        String limits = "[" + window + ", " + bucket + "]";
+        assertThat(await(store.tryAcquire(key, List.of(window, bucket), 1)).allowed())
+                .as("first request of cost 1 against %s on an unused key: admitted", limits).isTrue();
+        assertThat(await(store.tryAcquire(key, List.of(window, bucket), 1)).allowed())
+                .as("second request of cost 1 against %s: admitted", limits).isTrue();
         Decision denied = await(store.tryAcquire(key, List.of(window, bucket), 1));
-        assertThat(denied.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
-        assertThat(denied.binding()).isEqualTo(bucket);
+        assertThat(denied.reason()).as("third request against %s, the bucket empty: the decision's reason "
+                + "(the store decided %s)", limits, denied).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+        assertThat(denied.binding()).as("third request against %s: the binding limit (the store decided %s)",
+                limits, denied).isEqualTo(bucket);
         Decision tooCostly = await(store.tryAcquire(key, List.of(bucket, window), 3));
-        assertThat(tooCostly.reason()).isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
-        assertThat(tooCostly.binding()).isEqualTo(bucket);
+        assertThat(tooCostly.reason()).as("a request of cost 3 against the bucket of capacity 2: the decision's "
+                + "reason (the store decided %s)", tooCostly).isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
+        assertThat(tooCostly.binding()).as("a request of cost 3 against the bucket of capacity 2: the binding "
+                + "limit (the store decided %s)", tooCostly).isEqualTo(bucket);
         // Two admitted requests charged the window; the two denied ones did not.
-        assertThat(await(store.tryAcquire(key, List.of(window), 1)).remaining()).isEqualTo(10 - 2 - 1);
+        assertThat(await(store.tryAcquire(key, List.of(window), 1)).remaining())
+                .as("after 2 admitted and 2 denied requests against %s, a request on the window alone: "
+                        + "10 - 2 - 1 must remain (less means a denied request charged the window); remaining",
+                        limits)
+                .isEqualTo(10 - 2 - 1);
 
         // The first limit denies while the second has room: the second is not charged either.
         String other = fixture.newKey("all-or-none");
         Limit single = Limit.of(Algorithms.SLIDING_LOG, 1, Duration.ofHours(1)).named("single");
-        assertThat(await(store.tryAcquire(other, List.of(single, bucket), 1)).allowed()).isTrue();
-        assertThat(await(store.tryAcquire(other, List.of(single, bucket), 1)).binding()).isEqualTo(single);
-        assertThat(await(store.tryAcquire(other, List.of(bucket), 1)).remaining()).isZero();
+        String second = "[" + single + ", " + bucket + "]";
+        assertThat(await(store.tryAcquire(other, List.of(single, bucket), 1)).allowed())
+                .as("first request against %s on an unused key: admitted", second).isTrue();
+        Decision deniedBySingle = await(store.tryAcquire(other, List.of(single, bucket), 1));
+        assertThat(deniedBySingle.binding()).as("second request against %s: the binding limit (the store "
+                + "decided %s)", second, deniedBySingle).isEqualTo(single);
+        Decision bucketAlone = await(store.tryAcquire(other, List.of(bucket), 1));
+        assertThat(bucketAlone.allowed()).as("then a request of cost 1 on the bucket alone (capacity 2, 1 taken by "
+                + "the first request): admitted (the store decided %s; denying it means the denied request "
+                + "charged the bucket)", bucketAlone).isTrue();
+        assertThat(bucketAlone.remaining()).as("that request on the bucket alone: remaining").isZero();
     }
 
     @Example
-    void aDeniedRequestOnAnUnusedKeyStoresNothing() {
+    void aDeniedRequestOnAnUnusedKeyStoresNothing() throws Exception {
         Fixture fixture = fixture();
+        Store store = fixture.virtualStore;
+        // A flood of made-up keys, each denied, must cost the store no memory.
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = Limit.of(algorithm, 5, Duration.ofHours(1));
             String key = fixture.newKey("nothing-stored");
-            assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 6)).reason())
-                    .isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
-            assertThat(await(fixture.virtualStore.holdsState(key, limit))).as("%s", limit).isFalse();
+            Decision decision = await(store.tryAcquire(key, List.of(limit), 6));
+            assertThat(decision.reason()).as("a request of cost 6 against %s on an unused key: the decision's "
+                    + "reason (the store decided %s)", limit, decision).isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
+            assertNothingHeld(store, key, "after a denied request of cost 6 against " + limit + " on an unused key");
+        }
+        // A request that one limit admits and another denies, on an unused key, stores nothing either.
+        Limit roomy = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofHours(1)).named("roomy");
+        Limit tight = Limit.of(Algorithms.FIXED_WINDOW, 2, Duration.ofHours(1)).named("tight");
+        String key = fixture.newKey("nothing-stored");
+        Decision decision = await(store.tryAcquire(key, List.of(roomy, tight), 3));
+        assertThat(decision.allowed()).as("a request of cost 3 against %s and %s on an unused key: admitted "
+                + "(the store decided %s)", roomy, tight, decision).isFalse();
+        assertNothingHeld(store, key, "after a request of cost 3 on an unused key that " + roomy
+                + " admitted and " + tight + " denied");
+    }
+
+    private void assertNothingHeld(Store store, String key, String when) throws Exception {
+        if (holdsAnythingFor(store, key)) {
+            throw new AssertionError(when + ", the store's back end holds an entry for the key (by "
+                    + "holdsAnythingFor): a denied request must write nothing, or every made-up key of a "
+                    + "flood costs memory");
         }
     }
 
@@ -314,11 +447,14 @@ public abstract class StoreConformance {
                 base + ":é", base + ":e", base + ":\uD83D\uDE00", base);
         for (String key : keys) {
             assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 1)).allowed())
-                    .as("first request of key '%s'", key).isTrue();
+                    .as("the first request against %s on key '%s', after the first request on each of the "
+                            + "keys before it in %s: admitted (denying it means the key shares another's state)",
+                            limit, key, keys).isTrue();
         }
         for (String key : keys) {
             assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(limit), 1)).allowed())
-                    .as("second request of key '%s'", key).isFalse();
+                    .as("the second request against %s on key '%s': admitted (admitting it means the store "
+                            + "lost the first request's charge)", limit, key).isFalse();
         }
     }
 
@@ -369,51 +505,183 @@ public abstract class StoreConformance {
         long now = fixture.clock.nowMicros();
         Decision expected = model.tryAcquire(key, limits, now, cost);
         assertThat(await(fixture.virtualStore.tryAcquire(key, limits, cost)))
-                .as("cost %d at %dus on %s", cost, now, limits).isEqualTo(expected);
+                .as("a request of cost %d at %dus against %s, after the requests before it on the key: the "
+                        + "store's decision", cost, now, limits).isEqualTo(expected);
     }
 
     // ---- expiry ----------------------------------------------------------------------------
 
     @Example
-    void stateExpiresOnceItsLimitIsFullyReset(Reporter reporter) throws InterruptedException {
+    void stateExpiresOnceItsLimitIsFullyReset() throws Exception {
         Fixture fixture = fixture();
         Store store = fixture.virtualStore;
         VirtualClock clock = fixture.clock;
-        if (!fixture.capabilities.expiry()) {
-            reporter.publishValue("expiry",
-                    "not declared: checked only that decisions after a reset are those of unused limits");
-        }
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = Limit.of(algorithm, 4, EXPIRY_PERIOD);
             String key = fixture.newKey("expiry");
-            assertThat(await(store.holdsState(key, limit))).as("unused key, %s", limit).isFalse();
-            // At a window's start and taking the whole capacity, the state lives about a period
-            // (longer for the counter), so a real-time TTL cannot pass before it is checked.
-            long period = limit.periodMicros();
-            clock.advanceMicros(period - clock.nowMicros() % period);
             Decision decision = await(store.tryAcquire(key, List.of(limit), limit.burst()));
-            assertThat(decision.allowed()).as("%s", limit).isTrue();
-            assertThat(await(store.holdsState(key, limit))).as("just charged, %s", limit).isTrue();
-
-            clock.advance(decision.resetAfter());
-            if (fixture.capabilities.expiry()) {
-                awaitExpiry(store, key, limit);
+            assertThat(decision.allowed()).as("a request taking the whole capacity of %s on an unused key: "
+                    + "admitted (the store decided %s)", limit, decision).isTrue();
+            if (!holdsAnythingFor(store, key)) {
+                throw new AssertionError("just after an admitted request of cost " + limit.burst() + " against "
+                        + limit + ", the store's back end holds nothing for the key (by holdsAnythingFor): "
+                        + "either the store did not write the charge or the probe does not see it");
             }
+            clock.advance(decision.resetAfter());
             Decision fresh = new ReferenceModel().tryAcquire(key, List.of(limit), clock.nowMicros(), 1);
-            assertThat(await(store.tryAcquire(key, List.of(limit), 1))).as("after the reset, %s", limit)
-                    .isEqualTo(fresh);
+            Decision actual = await(store.tryAcquire(key, List.of(limit), 1));
+            assertThat(actual).as("a request of cost 1 against %s once the virtual clock passed the reset "
+                    + "(%s) of the charge before: must be decided as on an unused limit; the store decided",
+                    limit, decision.resetAfter()).isEqualTo(fresh);
         }
     }
 
-    private static void awaitExpiry(Store store, String key, Limit limit) throws InterruptedException {
-        long deadline = System.nanoTime() + EXPIRY_DEADLINE.toNanos();
-        while (await(store.holdsState(key, limit))) {
+    @Example
+    void idleStateIsFreedOnTheStoresOwnClock(Reporter reporter) throws Exception {
+        Fixture fixture = fixture();
+        if (!fixture.capabilities.expiry()) {
+            reporter.publishValue("expiry", "not declared: the memory of idle keys was not checked");
+            return;
+        }
+        Store store = fixture.ownClockStore();
+        for (Algorithm algorithm : Algorithms.all()) {
+            Limit limit = Limit.of(algorithm, 4, EXPIRY_PERIOD);
+            String key = fixture.newKey("freed");
+            Decision decision = await(store.tryAcquire(key, List.of(limit), 1));
+            assertThat(decision.allowed()).as("a request of cost 1 against %s on an unused key: admitted "
+                    + "(the store decided %s)", limit, decision).isTrue();
+            awaitNothingHeld(store, key, decision.resetAfter(), "the store declares expiry, but its back end "
+                    + "still holds an entry for a key whose only limit, " + limit + ", was fully reset");
+        }
+    }
+
+    @Example
+    void aKeyLivesAsLongAsItsLongestLivedLimit(Reporter reporter) throws Exception {
+        Fixture fixture = fixture();
+        Store store = fixture.ownClockStore();
+        // 2 per 200 ms and 3 a day: once the short limit is reset, a day's request of cost 2 has
+        // only 1 left. A key kept only as long as its shortest limit restarts the day's count.
+        // The day's limit has no window boundary to cross during the check.
+        Limit shortLived = Limit.of(Algorithms.FIXED_WINDOW, 2, EXPIRY_PERIOD).named("short");
+        Limit longLived = Limit.of(Algorithms.TOKEN_BUCKET, 1, LONG_PERIOD).withBurst(3).named("long");
+        List<Limit> both = List.of(shortLived, longLived);
+        String key = fixture.newKey("lifetime");
+        Decision first = await(store.tryAcquire(key, both, 2));
+        assertThat(first.allowed()).as("a request of cost 2 against %s on an unused key: admitted (the store "
+                + "decided %s)", both, first).isTrue();
+        if (fixture.capabilities.expiry()) {
+            // A witness charged after the key, with the short limit only: once it is gone, the
+            // short limit's time to live has passed for the key too.
+            String witness = fixture.newKey("lifetime-witness");
+            Decision witnessed = await(store.tryAcquire(witness, List.of(shortLived), 2));
+            awaitNothingHeld(store, witness, witnessed.resetAfter(), "the store declares expiry, but its back "
+                    + "end still holds an entry for a key whose only limit, " + shortLived + ", was fully reset");
+            if (!holdsAnythingFor(store, key)) {
+                throw new AssertionError("a key charged against " + both + " is gone from the store's back end "
+                        + "once its shortest-lived limit is reset, though " + longLived + " is not: the key "
+                        + "must live as long as its longest-lived limit, or that limit restarts early");
+            }
+        } else {
+            reporter.publishValue("expiry", "not declared: checked only the decision after the short limit's reset");
+            awaitRealTime(first.resetAfter());
+        }
+        Decision second = await(store.tryAcquire(key, both, 2));
+        assertThat(second.allowed()).as("a second request of cost 2 against %s, after the short limit was reset "
+                + "and with 1 of the day's 3 left: admitted (the store decided %s; admitting it means the "
+                + "day's limit restarted when the short one was reset)", both, second).isFalse();
+        assertThat(second.binding()).as("that second request: the binding limit (the store decided %s)", second)
+                .isEqualTo(longLived);
+    }
+
+    /**
+     * Waits until the store's back end holds nothing for {@code key}, at most
+     * {@link #EXPIRY_DEADLINE} after {@code resetAfter} has passed on the real clock.
+     */
+    private void awaitNothingHeld(Store store, String key, Duration resetAfter, String failure) throws Exception {
+        long start = System.nanoTime();
+        long deadline = start + resetAfter.toNanos() + EXPIRY_DEADLINE.toNanos();
+        while (holdsAnythingFor(store, key)) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("state of " + limit + " still held " + EXPIRY_DEADLINE
-                        + " after its reset");
+                throw new AssertionError(failure + " (resetAfter " + resetAfter + "), " + EXPIRY_DEADLINE
+                        + " after that reset: idle keys would cost memory forever");
             }
             Thread.sleep(10);
         }
+    }
+
+    private static void awaitRealTime(Duration duration) throws InterruptedException {
+        long end = System.nanoTime() + duration.toNanos();
+        for (long left = duration.toNanos(); left > 0; left = end - System.nanoTime()) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    // ---- stored state of the previous format -----------------------------------------------
+
+    @Example
+    void stateOfThePreviousFormatIsReadOrRejected(Reporter reporter) throws Exception {
+        Fixture fixture = fixture();
+        Store store = fixture.virtualStore;
+        Optional<PreviousFormat> declared = previousFormat(store);
+        if (declared.isEmpty()) {
+            reporter.publishValue("previousFormat", "none declared: the upgrade check did not run");
+            return;
+        }
+        PreviousFormat previous = declared.get();
+        VirtualClock clock = fixture.clock;
+        List<Limit> limits = new ArrayList<>();
+        for (Algorithm algorithm : Algorithms.all()) {
+            limits.add(Limit.of(algorithm, 5, Duration.ofHours(1)).named("upgrade-" + algorithm.name()));
+        }
+        String key = fixture.newKey("previous-format");
+        ReferenceModel model = new ReferenceModel();
+        // The previous version admitted two requests: their state is what it left.
+        model.tryAcquire(key, limits, clock.nowMicros(), 2);
+        clock.advance(Duration.ofSeconds(1));
+        model.tryAcquire(key, limits, clock.nowMicros(), 1);
+        previous.writer().write(key, model.held(key), clock.nowMicros());
+        clock.advance(Duration.ofSeconds(1));
+
+        String what = "state of " + limits + " written in the store's previous " + previous;
+        if (previous.outcome() == PreviousFormat.Outcome.REJECTED) {
+            assertRejectedNamingTheVersion(store.tryAcquire(key, limits, 1), previous, what);
+            reporter.publishValue("previousFormat", previous + ": rejected as declared");
+            return;
+        }
+        // Two requests of cost 1 fit in what is left, the third does not.
+        for (int step = 0; step < 3; step++) {
+            Decision expected = model.tryAcquire(key, limits, clock.nowMicros(), 1);
+            Decision actual = await(store.tryAcquire(key, limits, 1));
+            assertThat(actual).as("%s, then request %d of cost 1 at %dus: must be decided as on the state that "
+                    + "version left (deciding as on an unused key admits the limit again); the store decided",
+                    what, step + 1, clock.nowMicros()).isEqualTo(expected);
+            clock.advanceMicros(1);
+        }
+        reporter.publishValue("previousFormat", previous + ": read as declared");
+    }
+
+    private static void assertRejectedNamingTheVersion(CompletionStage<Decision> decision, PreviousFormat previous,
+                                                       String what) {
+        Decision outcome;
+        try {
+            outcome = decision.toCompletableFuture().get(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+                if (String.valueOf(cause.getMessage()).contains("version")) {
+                    return;
+                }
+            }
+            throw new AssertionError(what + ", then a request: the store failed as declared, but no error in the "
+                    + "chain names the format version (an operator must tell an upgrade from an outage)",
+                    e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (TimeoutException e) {
+            throw new AssertionError("the store did not answer within " + CALL_TIMEOUT, e);
+        }
+        throw new AssertionError(what + ", then a request: the store declared it rejects that format, but "
+                + "decided " + outcome);
     }
 
     // ---- bad input -------------------------------------------------------------------------
@@ -429,57 +697,78 @@ public abstract class StoreConformance {
         String key = fixture.newKey("input");
         String tooLong = "k".repeat(RateLimiter.MAX_KEY_LENGTH + 1);
 
-        assertThatThrownBy(() -> limiter.decide(null, 1)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> limiter.decide("", 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> limiter.decide(tooLong, 1)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(String.valueOf(tooLong.length()));
-        assertThatThrownBy(() -> limiter.decide(key, 0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("0");
-        assertThatThrownBy(() -> limiter.decide(key, -7)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("-7");
-        assertThatThrownBy(() -> limiter.decideAsync(null, 1)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> limiter.decideAsync("", 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> limiter.decideAsync(key, 0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("0");
+        assertThrows("decide(null, 1)", () -> limiter.decide(null, 1), NullPointerException.class, "");
+        assertThrows("decide(\"\", 1)", () -> limiter.decide("", 1), IllegalArgumentException.class, "");
+        assertThrows("decide(a key of " + tooLong.length() + " characters, 1)", () -> limiter.decide(tooLong, 1),
+                IllegalArgumentException.class, String.valueOf(tooLong.length()));
+        assertThrows("decide(key, 0)", () -> limiter.decide(key, 0), IllegalArgumentException.class, "0");
+        assertThrows("decide(key, -7)", () -> limiter.decide(key, -7), IllegalArgumentException.class, "-7");
+        assertThrows("decideAsync(null, 1)", () -> limiter.decideAsync(null, 1), NullPointerException.class, "");
+        assertThrows("decideAsync(\"\", 1)", () -> limiter.decideAsync("", 1), IllegalArgumentException.class, "");
+        assertThrows("decideAsync(key, 0)", () -> limiter.decideAsync(key, 0), IllegalArgumentException.class, "0");
 
         // Nothing was charged by the rejected calls; the longest key is a key like any other.
-        assertThat(limiter.decide(key, 1).remaining()).isEqualTo(9);
+        assertThat(limiter.decide(key, 1).remaining()).as("after rejected calls with a bad key or cost, the "
+                + "first valid request against 10 per second: 9 must remain (less means a rejected call was "
+                + "charged); remaining").isEqualTo(9);
         String longest = (key + "k".repeat(RateLimiter.MAX_KEY_LENGTH)).substring(0, RateLimiter.MAX_KEY_LENGTH);
-        assertThat(limiter.decide(longest, 10).allowed()).isTrue();
-        assertThat(limiter.decide(longest, 1).allowed()).isFalse();
+        Decision full = limiter.decide(longest, 10);
+        assertThat(full.allowed()).as("a request of cost 10 against 10 per second on an unused key of the "
+                + "longest length, %d characters: admitted (the store decided %s)", longest.length(), full).isTrue();
+        Decision beyond = limiter.decide(longest, 1);
+        assertThat(beyond.allowed()).as("then one more request on that key of %d characters: admitted (the store "
+                + "decided %s; admitting it means the store cut or hashed the key into another's state, or "
+                + "lost the charge)", longest.length(), beyond).isFalse();
     }
 
     @Example
     void badLimitsAreRejectedWhenCreated() {
         for (Algorithm algorithm : Algorithms.all()) {
-            assertRejected(() -> Limit.of(algorithm, 0, Duration.ofSeconds(1)), "0");
-            assertRejected(() -> Limit.of(algorithm, -3, Duration.ofSeconds(1)), "-3");
-            assertRejected(() -> Limit.of(algorithm, Limit.MAX_PERMITS + 1, Duration.ofSeconds(1)),
+            String of = "Limit.of(" + algorithm.name() + ", ";
+            assertRejected(of + "0, 1s)", () -> Limit.of(algorithm, 0, Duration.ofSeconds(1)), "0");
+            assertRejected(of + "-3, 1s)", () -> Limit.of(algorithm, -3, Duration.ofSeconds(1)), "-3");
+            assertRejected(of + (Limit.MAX_PERMITS + 1) + ", 1s)",
+                    () -> Limit.of(algorithm, Limit.MAX_PERMITS + 1, Duration.ofSeconds(1)),
                     String.valueOf(Limit.MAX_PERMITS + 1));
-            assertRejected(() -> Limit.of(algorithm, 10, Duration.ZERO), "PT0S");
-            assertRejected(() -> Limit.of(algorithm, 10, Duration.ofSeconds(-1)), "PT-1S");
-            assertRejected(() -> Limit.of(algorithm, 10, Limit.MAX_PERIOD.plusNanos(1_000)), "PT");
-            assertRejected(() -> Limit.of(algorithm, 10, Duration.ofNanos(1_500)), "PT0.0000015S");
+            assertRejected(of + "10, 0s)", () -> Limit.of(algorithm, 10, Duration.ZERO), "PT0S");
+            assertRejected(of + "10, -1s)", () -> Limit.of(algorithm, 10, Duration.ofSeconds(-1)), "PT-1S");
+            assertRejected(of + "10, MAX_PERIOD + 1us)",
+                    () -> Limit.of(algorithm, 10, Limit.MAX_PERIOD.plusNanos(1_000)), "PT");
+            assertRejected(of + "10, 1.5us)", () -> Limit.of(algorithm, 10, Duration.ofNanos(1_500)), "PT0.0000015S");
             Limit limit = Limit.of(algorithm, 10, Duration.ofSeconds(1));
-            assertRejected(() -> limit.withBurst(0), "0");
-            assertRejected(() -> limit.named("has space"), "has space");
-            assertRejected(() -> limit.named(""), "''");
+            assertRejected(limit + ".withBurst(0)", () -> limit.withBurst(0), "0");
+            assertRejected(limit + ".named(\"has space\")", () -> limit.named("has space"), "has space");
+            assertRejected(limit + ".named(\"\")", () -> limit.named(""), "''");
         }
         // The windows have no burst other than their permits.
-        assertRejected(() -> Limit.of(Algorithms.FIXED_WINDOW, 10, Duration.ofSeconds(1)).withBurst(11), "11");
+        assertRejected("a fixed window of 10 per second withBurst(11)",
+                () -> Limit.of(Algorithms.FIXED_WINDOW, 10, Duration.ofSeconds(1)).withBurst(11), "11");
         // The bucket algorithms need burst * ceil(period / permits) <= 2^50 us.
-        assertRejected(() -> Limit.of(Algorithms.GCRA, 1, Limit.MAX_PERIOD).withBurst(Limit.MAX_PERMITS),
+        assertRejected("GCRA of 1 per MAX_PERIOD withBurst(MAX_PERMITS)",
+                () -> Limit.of(Algorithms.GCRA, 1, Limit.MAX_PERIOD).withBurst(Limit.MAX_PERMITS),
                 String.valueOf(Limit.MAX_PERMITS));
         Limit limit = Limit.of(Algorithms.GCRA, 10, Duration.ofSeconds(1));
-        assertThatThrownBy(() -> RateLimiter.builder().limit(limit).limit(limit))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(limit.name());
-        assertThatThrownBy(() -> RateLimiter.builder().store(fixture().virtualStore).build())
-                .isInstanceOf(IllegalStateException.class);
+        assertThrows("a builder given the same limit twice", () -> RateLimiter.builder().limit(limit).limit(limit),
+                IllegalArgumentException.class, limit.name());
+        assertThrows("build() of a builder with a store and no limit",
+                () -> RateLimiter.builder().store(fixture().virtualStore).build(), IllegalStateException.class, "");
     }
 
-    private static void assertRejected(Runnable creation, String badValue) {
-        assertThatThrownBy(creation::run).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(badValue);
+    private static void assertRejected(String creation, ThrowingCallable create, String badValue) {
+        assertThrows(creation, create, IllegalArgumentException.class, badValue);
+    }
+
+    /** {@code call} must throw {@code type} with a message that contains {@code mustName}. */
+    private static void assertThrows(String call, ThrowingCallable code, Class<? extends Throwable> type,
+                                     String mustName) {
+        Throwable thrown = catchThrowable(code);
+        assertThat(thrown).as("%s must throw %s%s; it threw", call, type.getSimpleName(),
+                        mustName.isEmpty() ? "" : " naming '" + mustName + "'")
+                .isInstanceOf(type);
+        if (!mustName.isEmpty()) {
+            assertThat(thrown).as("%s must throw %s naming '%s'; it threw", call, type.getSimpleName(), mustName)
+                    .hasMessageContaining(mustName);
+        }
     }
 
     // ---- capabilities ----------------------------------------------------------------------
@@ -490,7 +779,8 @@ public abstract class StoreConformance {
         StoreCapabilities capabilities = fixture.capabilities;
         assertThat(capabilities).isNotNull();
         assertThat(fixture.ownClockStore().capabilities())
-                .as("the same store on its own clock").isEqualTo(capabilities);
+                .as("the capabilities of the store on its own clock must be those of the store on the virtual "
+                        + "clock, %s; the store on its own clock stated", capabilities).isEqualTo(capabilities);
         reporter.publishValue("capabilities", capabilities.toString());
     }
 

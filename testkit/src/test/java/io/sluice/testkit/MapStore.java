@@ -9,6 +9,7 @@ import io.sluice.api.StoreCapabilities;
 import io.sluice.api.TimeSource;
 import io.sluice.api.Transition;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -17,8 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The simplest correct store, a map under one lock, and the flaws that real stores have had,
- * so that the kit's own tests can show that it passes the one and catches the others.
+ * The simplest correct store, a map under one lock with one entry per key that lives until
+ * all its limits are reset, and the flaws that real stores have had, so that the kit's own
+ * tests can show that it passes the one and catches the others.
  */
 final class MapStore implements Store {
 
@@ -30,16 +32,31 @@ final class MapStore implements Store {
         CHARGES_ON_DENIAL,
         /** Reads, decides and writes without a lock (a read-modify-write race). */
         RACY,
-        /** Forgets a state at half its time to live. */
-        FORGETS_EARLY
+        /** Forgets a key at half its time to live. */
+        FORGETS_EARLY,
+        /** Ignores expired entries when deciding, but never removes them: memory grows forever. */
+        NEVER_FREES,
+        /** Writes the key's entry back on every request, a denied one on an unused key too. */
+        WRITES_ON_DENIAL,
+        /** Keeps a key as long as its shortest-lived limit instead of its longest. */
+        EXPIRES_WITH_SHORTEST_LIMIT,
+        /** Never sees state of its previous format, as a store that moved to a new key schema. */
+        IGNORES_PREVIOUS_FORMAT,
+        /** None, but a store that rejects state of its previous format, naming the version. */
+        REJECTS_PREVIOUS_FORMAT
     }
 
-    private record Held(long[] state, long expiresAtMicros) {
+    /** One key's states, by limit name, when all of them are reset, and whether the previous format wrote them. */
+    private record Entry(Map<String, long[]> states, long expiresAtMicros, boolean previousFormat) {
+
+        Entry(Map<String, long[]> states, long expiresAtMicros) {
+            this(states, expiresAtMicros, false);
+        }
     }
 
     private final TimeSource clock;
     private final Flaw flaw;
-    private final Map<String, Map<String, Held>> keys = new ConcurrentHashMap<>();
+    private final Map<String, Entry> entries = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     MapStore(TimeSource clock, Flaw flaw) {
@@ -52,17 +69,18 @@ final class MapStore implements Store {
         return new StoreCapabilities(false, true, true);
     }
 
-
     @Override
-
     public boolean supports(Algorithm algorithm) {
-
         return true;
-
     }
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        Entry entry = entries.get(key);
+        if (entry != null && entry.previousFormat() && flaw == Flaw.REJECTS_PREVIOUS_FORMAT) {
+            return CompletableFuture.failedFuture(new IllegalStateException(
+                    "state of format version 1 is no longer read; this store reads version 2"));
+        }
         if (flaw == Flaw.RACY) {
             return CompletableFuture.completedFuture(decide(key, limits, cost));
         }
@@ -73,40 +91,77 @@ final class MapStore implements Store {
 
     private Decision decide(String key, List<Limit> limits, long cost) {
         long now = clock.nowMicros();
-        Map<String, Held> held = keys.computeIfAbsent(key, k -> new ConcurrentHashMap<>());
+        freeExpired(now);
+        Entry entry = entries.get(key);
+        Map<String, long[]> states = entry != null && entry.expiresAtMicros() > now ? entry.states() : Map.of();
         List<Transition> transitions = new ArrayList<>();
         for (Limit limit : limits) {
-            Held state = held.get(limit.name());
-            boolean live = state != null && state.expiresAtMicros() > now;
-            transitions.add(limit.algorithm().transition(live ? state.state() : null, now, limit, cost));
+            transitions.add(limit.algorithm().transition(states.get(limit.name()), now, limit, cost));
         }
         if (flaw == Flaw.RACY) {
             // Widens the window between reading and writing, as a network round trip would.
             LockSupport.parkNanos(50_000);
         }
         Decision decision = Decisions.combine(limits, transitions);
+        Map<String, long[]> written = new HashMap<>(states);
+        long longest = entry != null && entry.expiresAtMicros() > now ? entry.expiresAtMicros() : now;
+        long shortest = Long.MAX_VALUE;
+        boolean changed = false;
         for (int i = 0; i < limits.size(); i++) {
             Transition transition = transitions.get(i);
             if (decision.allowed() || (flaw == Flaw.CHARGES_ON_DENIAL && transition.allowed())) {
-                long ttl = flaw == Flaw.FORGETS_EARLY
-                        ? transition.resetAfterMicros() / 2
-                        : transition.resetAfterMicros();
-                held.put(limits.get(i).name(), new Held(transition.state(), now + ttl));
+                written.put(limits.get(i).name(), transition.state());
+                long expiresAt = now + transition.resetAfterMicros();
+                longest = Math.max(longest, expiresAt);
+                shortest = Math.min(shortest, expiresAt);
+                changed = true;
             }
+        }
+        if (changed) {
+            entries.put(key, new Entry(written, switch (flaw) {
+                case FORGETS_EARLY -> now + (longest - now) / 2;
+                case EXPIRES_WITH_SHORTEST_LIMIT -> shortest;
+                default -> longest;
+            }));
+        } else if (flaw == Flaw.WRITES_ON_DENIAL) {
+            // As a compare-and-set store that writes back what it read, with a fresh time to live.
+            long ttl = limits.stream().mapToLong(Limit::periodMicros).max().orElseThrow();
+            entries.put(key, new Entry(written, now + ttl));
         }
         return decision;
     }
 
-    @Override
-    public synchronized CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        Held state = keys.getOrDefault(key, Map.of()).get(limit.name());
-        return CompletableFuture.completedFuture(state != null && state.expiresAtMicros() > clock.nowMicros());
+    /** Removes the entries whose limits are all reset: what a back end's expiry does. */
+    private void freeExpired(long now) {
+        if (flaw != Flaw.NEVER_FREES) {
+            entries.values().removeIf(entry -> entry.expiresAtMicros() <= now);
+        }
+    }
+
+    /** The kit's probe: whether the map holds an entry for the key, once expired ones are freed. */
+    synchronized boolean holdsEntryFor(String key) {
+        freeExpired(clock.nowMicros());
+        return entries.containsKey(key);
+    }
+
+    /** Puts state of a previous format: this store has had one format, so it is this one. */
+    synchronized void write(String key, List<HeldState> states) {
+        if (flaw == Flaw.IGNORES_PREVIOUS_FORMAT) {
+            return;
+        }
+        Map<String, long[]> written = new HashMap<>();
+        long expiresAt = Long.MIN_VALUE;
+        for (HeldState held : states) {
+            written.put(held.limit().name(), held.state());
+            expiresAt = Math.max(expiresAt, held.expiresAtMicros());
+        }
+        entries.put(key, new Entry(written, expiresAt, true));
     }
 
     @Override
     public void close() {
         closed = true;
-        keys.clear();
+        entries.clear();
     }
 
     boolean isClosed() {

@@ -2,17 +2,21 @@ package io.sluice.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import net.jqwik.api.lifecycle.AfterContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.TestExecutionListener;
@@ -35,6 +39,9 @@ class StoreConformanceTest {
             "aClockGoingBackRefillsNothing",
             "aChangedLimitReadsTheStateItsNameHolds",
             "stateExpiresOnceItsLimitIsFullyReset",
+            "idleStateIsFreedOnTheStoresOwnClock",
+            "aKeyLivesAsLongAsItsLongestLivedLimit",
+            "stateOfThePreviousFormatIsReadOrRejected",
             "badRequestsGetTheDocumentedExceptions",
             "badLimitsAreRejectedWhenCreated",
             "statesItsCapabilities");
@@ -45,15 +52,15 @@ class StoreConformanceTest {
     @Test
     void aCorrectStorePassesEveryTest() {
         Outcome outcome = run(CorrectStore.class);
-        assertThat(outcome.passed()).containsExactlyInAnyOrderElementsOf(ALL_TESTS);
         assertThat(outcome.failed()).isEmpty();
+        assertThat(outcome.passed()).containsExactlyInAnyOrderElementsOf(ALL_TESTS);
         // Both stores were closed before the subclass's @AfterContainer, where a server may stop.
         assertThat(CorrectStore.closedBeforeAfterContainer).containsExactly(true, true);
     }
 
     @Test
     void chargingOnDenialIsCaught() {
-        assertThat(run(ChargesOnDenial.class).failed()).contains(
+        assertThat(run(ChargesOnDenial.class).failed()).containsKeys(
                 "multiLimitDecisionsMatchTheReferenceModel",
                 "aDeniedRequestChargesNoneOfItsLimits",
                 "concurrentMultiLimitRequestsChargeAllOrNone");
@@ -61,43 +68,133 @@ class StoreConformanceTest {
 
     @Test
     void aReadModifyWriteRaceIsCaught() {
-        assertThat(run(Racy.class).failed()).contains(
+        assertThat(run(Racy.class).failed()).containsKeys(
                 "concurrentRequestsOnOneKeyAdmitExactlyTheCapacityUnderAFrozenClock",
                 "concurrentRequestsOnOneKeyAdmitExactlyTheCapacityOnTheStoresOwnClock");
     }
 
     @Test
     void expiringTooEarlyIsCaught() {
-        assertThat(run(ForgetsEarly.class).failed()).contains(
+        assertThat(run(ForgetsEarly.class).failed()).containsKeys(
                 "singleLimitDecisionsMatchTheReferenceModel",
                 "multiLimitDecisionsMatchTheReferenceModel");
     }
 
     @Test
     void ignoringTheClockOverrideIsCaught() {
-        assertThat(run(IgnoresTheVirtualClock.class).failed()).contains(
+        assertThat(run(IgnoresTheVirtualClock.class).failed()).containsKeys(
                 "singleLimitDecisionsMatchTheReferenceModel",
                 "stateExpiresOnceItsLimitIsFullyReset");
     }
 
-    private record Outcome(Set<String> passed, Set<String> failed) {
+    @Test
+    void neverFreeingMemoryIsCaught() {
+        Map<String, String> failed = run(NeverFrees.class).failed();
+        assertThat(failed).containsKeys("idleStateIsFreedOnTheStoresOwnClock");
+        assertThat(failed.get("idleStateIsFreedOnTheStoresOwnClock"))
+                .contains("still holds an entry for a key whose only limit").contains("cost memory forever");
+    }
+
+    @Test
+    void writingAnEntryOnADenialIsCaught() {
+        Map<String, String> failed = run(WritesOnDenial.class).failed();
+        assertThat(failed).containsKeys("aDeniedRequestOnAnUnusedKeyStoresNothing");
+        assertThat(failed.get("aDeniedRequestOnAnUnusedKeyStoresNothing"))
+                .contains("after a denied request of cost 6").contains("holds an entry for the key");
+    }
+
+    @Test
+    void keepingAKeyOnlyAsLongAsItsShortestLimitIsCaught() {
+        Map<String, String> failed = run(ExpiresWithShortestLimit.class).failed();
+        assertThat(failed).containsKeys("aKeyLivesAsLongAsItsLongestLivedLimit");
+        assertThat(failed.get("aKeyLivesAsLongAsItsLongestLivedLimit"))
+                .contains("once its shortest-lived limit is reset");
+    }
+
+    @Test
+    void losingStateOfThePreviousFormatIsCaught() {
+        Map<String, String> failed = run(IgnoresPreviousFormat.class).failed();
+        assertThat(failed).containsKeys("stateOfThePreviousFormatIsReadOrRejected");
+        assertThat(failed.get("stateOfThePreviousFormatIsReadOrRejected"))
+                .contains("previous format version 1").contains("must be decided as on the state that version left");
+    }
+
+    @Test
+    void aStoreMayRejectThePreviousFormatWithAnErrorNamingTheVersion() {
+        Outcome outcome = run(RejectsPreviousFormat.class);
+        assertThat(outcome.failed()).isEmpty();
+        assertThat(outcome.passed()).contains("stateOfThePreviousFormatIsReadOrRejected");
+    }
+
+    @Test
+    void aStoreThatDeclaresItRejectsThePreviousFormatButReadsItAsNoneIsCaught() {
+        Map<String, String> failed = run(DeclaresRejectionButIgnores.class).failed();
+        assertThat(failed).containsKeys("stateOfThePreviousFormatIsReadOrRejected");
+        assertThat(failed.get("stateOfThePreviousFormatIsReadOrRejected"))
+                .contains("declared it rejects that format, but decided");
+    }
+
+    @Test
+    void aGeneratedFailureReplaysFromTheSeedItsReportPrints() {
+        String property = "singleLimitDecisionsMatchTheReferenceModel";
+        String first = runOne(ForgetsEarly.class, property, null).failed().get(property);
+        assertThat(first).contains("failed with seed ").contains("-Dsluice.kit.seed=");
+        String seed = first.substring(first.indexOf("-Dsluice.kit.seed=") + "-Dsluice.kit.seed=".length())
+                .lines().findFirst().orElseThrow().trim();
+
+        String replayed = runOne(ForgetsEarly.class, property, seed).failed().get(property);
+        String again = runOne(ForgetsEarly.class, property, seed).failed().get(property);
+        // The same seed, so the same first falsified sample, reported at the same step.
+        assertThat(replayed).isEqualTo(first);
+        assertThat(again).isEqualTo(first);
+    }
+
+    /** Each test's display name, and the failure message of those that failed. */
+    private record Outcome(Set<String> passed, Map<String, String> failed) {
     }
 
     private Outcome run(Class<? extends StoreConformance> kit) {
+        return run(selectClass(kit));
+    }
+
+    private Outcome runOne(Class<? extends StoreConformance> kit, String method, String seed) {
+        String previous = System.getProperty(StoreConformance.ReplaysSeed.SEED_PROPERTY);
+        try {
+            if (seed == null) {
+                System.clearProperty(StoreConformance.ReplaysSeed.SEED_PROPERTY);
+            } else {
+                System.setProperty(StoreConformance.ReplaysSeed.SEED_PROPERTY, seed);
+            }
+            return run(selectMethod(kit, method, Scenario.class.getName()));
+        } finally {
+            if (previous == null) {
+                System.clearProperty(StoreConformance.ReplaysSeed.SEED_PROPERTY);
+            } else {
+                System.setProperty(StoreConformance.ReplaysSeed.SEED_PROPERTY, previous);
+            }
+        }
+    }
+
+    private Outcome run(DiscoverySelector selector) {
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectClass(kit))
+                .selectors(selector)
                 .configurationParameter("jqwik.database", jqwikDatabase.resolve("db").toString())
                 .configurationParameter("jqwik.shrinking.default", "OFF")
                 .configurationParameter("jqwik.reporting.onlyfailures", "true")
                 .build();
         Set<String> passed = ConcurrentHashMap.newKeySet();
-        Set<String> failed = ConcurrentHashMap.newKeySet();
+        Map<String, String> failed = new ConcurrentHashMap<>();
         LauncherFactory.create().execute(request, new TestExecutionListener() {
             @Override
             public void executionFinished(TestIdentifier test, TestExecutionResult result) {
-                if (test.isTest()) {
-                    String name = test.getDisplayName();
-                    (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL ? passed : failed).add(name);
+                if (!test.isTest()) {
+                    return;
+                }
+                String name = test.getDisplayName();
+                if (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL) {
+                    passed.add(name);
+                } else {
+                    failed.put(name, result.getThrowable().map(String::valueOf).orElse(result.getStatus().name()));
                 }
             }
         });
@@ -106,18 +203,52 @@ class StoreConformanceTest {
 
     // The kits under test: static nested classes, which the build's own test run leaves out.
 
-    static class CorrectStore extends StoreConformance {
-        private static final List<MapStore> created = new CopyOnWriteArrayList<>();
-        static volatile List<Boolean> closedBeforeAfterContainer = List.of();
+    /** The kit on a {@link MapStore} with one flaw, or none. */
+    abstract static class MapStoreKit extends StoreConformance {
+
+        private final MapStore.Flaw flaw;
+
+        MapStoreKit(MapStore.Flaw flaw) {
+            this.flaw = flaw;
+        }
 
         @Override
         protected Store createStore(VirtualClock clock) {
-            return remember(new MapStore(clock, MapStore.Flaw.NONE));
+            return new MapStore(clock, flaw);
         }
 
         @Override
         protected Store createStore() {
-            return remember(new MapStore(TimeSource.system(), MapStore.Flaw.NONE));
+            return new MapStore(TimeSource.system(), flaw);
+        }
+
+        @Override
+        protected boolean holdsAnythingFor(Store store, String key) {
+            return ((MapStore) store).holdsEntryFor(key);
+        }
+
+        @Override
+        protected Optional<PreviousFormat> previousFormat(Store store) {
+            return Optional.of(PreviousFormat.read(1, (key, states, nowMicros) -> ((MapStore) store).write(key, states)));
+        }
+    }
+
+    static class CorrectStore extends MapStoreKit {
+        private static final List<MapStore> created = new CopyOnWriteArrayList<>();
+        static volatile List<Boolean> closedBeforeAfterContainer = List.of();
+
+        CorrectStore() {
+            super(MapStore.Flaw.NONE);
+        }
+
+        @Override
+        protected Store createStore(VirtualClock clock) {
+            return remember((MapStore) super.createStore(clock));
+        }
+
+        @Override
+        protected Store createStore() {
+            return remember((MapStore) super.createStore());
         }
 
         private static MapStore remember(MapStore store) {
@@ -131,50 +262,81 @@ class StoreConformanceTest {
         }
     }
 
-    static class ChargesOnDenial extends StoreConformance {
-        @Override
-        protected Store createStore(VirtualClock clock) {
-            return new MapStore(clock, MapStore.Flaw.CHARGES_ON_DENIAL);
-        }
-
-        @Override
-        protected Store createStore() {
-            return new MapStore(TimeSource.system(), MapStore.Flaw.CHARGES_ON_DENIAL);
+    static class ChargesOnDenial extends MapStoreKit {
+        ChargesOnDenial() {
+            super(MapStore.Flaw.CHARGES_ON_DENIAL);
         }
     }
 
-    static class Racy extends StoreConformance {
-        @Override
-        protected Store createStore(VirtualClock clock) {
-            return new MapStore(clock, MapStore.Flaw.RACY);
-        }
-
-        @Override
-        protected Store createStore() {
-            return new MapStore(TimeSource.system(), MapStore.Flaw.RACY);
+    static class Racy extends MapStoreKit {
+        Racy() {
+            super(MapStore.Flaw.RACY);
         }
     }
 
-    static class ForgetsEarly extends StoreConformance {
-        @Override
-        protected Store createStore(VirtualClock clock) {
-            return new MapStore(clock, MapStore.Flaw.FORGETS_EARLY);
-        }
-
-        @Override
-        protected Store createStore() {
-            return new MapStore(TimeSource.system(), MapStore.Flaw.FORGETS_EARLY);
+    static class ForgetsEarly extends MapStoreKit {
+        ForgetsEarly() {
+            super(MapStore.Flaw.FORGETS_EARLY);
         }
     }
 
-    static class IgnoresTheVirtualClock extends StoreConformance {
-        @Override
-        protected Store createStore(VirtualClock clock) {
-            return new MapStore(TimeSource.system(), MapStore.Flaw.NONE);
+    static class NeverFrees extends MapStoreKit {
+        NeverFrees() {
+            super(MapStore.Flaw.NEVER_FREES);
+        }
+    }
+
+    static class WritesOnDenial extends MapStoreKit {
+        WritesOnDenial() {
+            super(MapStore.Flaw.WRITES_ON_DENIAL);
+        }
+    }
+
+    static class ExpiresWithShortestLimit extends MapStoreKit {
+        ExpiresWithShortestLimit() {
+            super(MapStore.Flaw.EXPIRES_WITH_SHORTEST_LIMIT);
+        }
+    }
+
+    static class IgnoresPreviousFormat extends MapStoreKit {
+        IgnoresPreviousFormat() {
+            super(MapStore.Flaw.IGNORES_PREVIOUS_FORMAT);
+        }
+    }
+
+    static class RejectsPreviousFormat extends MapStoreKit {
+        RejectsPreviousFormat() {
+            super(MapStore.Flaw.REJECTS_PREVIOUS_FORMAT);
         }
 
         @Override
-        protected Store createStore() {
+        protected Optional<PreviousFormat> previousFormat(Store store) {
+            return Optional.of(rejected(store));
+        }
+    }
+
+    static class DeclaresRejectionButIgnores extends MapStoreKit {
+        DeclaresRejectionButIgnores() {
+            super(MapStore.Flaw.IGNORES_PREVIOUS_FORMAT);
+        }
+
+        @Override
+        protected Optional<PreviousFormat> previousFormat(Store store) {
+            return Optional.of(rejected(store));
+        }
+    }
+
+    private static PreviousFormat rejected(Store store) {
+        return PreviousFormat.rejected(1, (key, states, nowMicros) -> ((MapStore) store).write(key, states));
+    }
+
+    static class IgnoresTheVirtualClock extends MapStoreKit {
+        IgnoresTheVirtualClock() {
+            super(MapStore.Flaw.NONE);
+        }
+
+        @Override
+        protected Store createStore(VirtualClock clock) {
             return new MapStore(TimeSource.system(), MapStore.Flaw.NONE);
         }
     }

@@ -1,50 +1,61 @@
 package io.sluice.store.hazelcast;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import com.hazelcast.partition.Partition;
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.grid.GridCalls;
+import io.sluice.algorithms.grid.GridReply;
+import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
-import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The store behind {@link HazelcastStore}: one {@code submitToKey} per request, whose entry
- * processor decides on the key's owner; failures and timeouts become
- * {@link StoreUnavailableException}s carrying Hazelcast's exception.
+ * The store behind {@link HazelcastStore}: one {@code executeOnKey} per request, made on a
+ * thread of the store's {@link GridCalls}, whose entry processor decides on the key's owner;
+ * failures and timeouts become {@link io.sluice.api.StoreUnavailableException}s carrying
+ * Hazelcast's exception.
+ *
+ * <p>Why a blocking call on a thread of our own rather than {@code submitToKey}: on a member,
+ * the future {@code submitToKey} returns completes on Hazelcast's default asynchronous
+ * executor, which on two cores (a common pool of one thread) starts a new thread for every
+ * answer; a blocking {@code executeOnKey} is woken by the thread that received the answer.
  */
 final class EntryProcessorStore implements Store {
 
     /** Decisions use the owning member's clock, inside the entry processor. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true);
 
+    /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
+    private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
+            .named("sluice-warm-up");
+    private static final int WARM_UP_KEYS_TRIED = 1_000;
+
     private final HazelcastInstance instance;
     private final String mapName;
-    private final long timeoutNanos;
-    private final Duration timeout;
     private final @Nullable TimeSource testClock;
+    private final GridCalls calls;
     private volatile @Nullable IMap<String, byte[]> map;
-    private volatile boolean closed;
 
-    EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, @Nullable TimeSource testClock) {
+    EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, int concurrency,
+                        @Nullable TimeSource testClock) {
         this.instance = instance;
         this.mapName = mapName;
-        this.timeout = timeout;
-        this.timeoutNanos = timeout.toNanos();
         this.testClock = testClock;
+        this.calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
     }
 
     @Override
@@ -52,90 +63,79 @@ final class EntryProcessorStore implements Store {
         return CAPABILITIES;
     }
 
-
     @Override
-
     public boolean supports(Algorithm algorithm) {
-
+        // The members rebuild limits from the algorithms' ids; they know only these.
         return Algorithms.isBuiltIn(algorithm);
-
     }
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        for (Limit limit : limits) {
-            if (!Algorithms.all().contains(limit.algorithm())) {
-                // The members rebuild limits from the algorithms' names; they know only these.
-                return CompletableFuture.failedFuture(new IllegalArgumentException(
-                        "the Hazelcast store runs only the built-in algorithms, not "
-                                + limit.algorithm().getClass().getName() + " of limit " + limit.name()));
-            }
+        byte[] request;
+        try {
+            request = GridRequest.encode(limits, cost, now());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        ApplyLimits processor = new ApplyLimits(limits, cost, now());
-        return submit(key, processor).thenApply(encoded -> DecisionCodec.decode(encoded, limits));
-    }
-
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return submit(key, new HoldsState(limit.name(), now()));
+        ApplyLimits processor = new ApplyLimits(request);
+        return calls.call(() -> map().executeOnKey(key, processor))
+                .thenApply(reply -> GridReply.decode(reply, limits));
     }
 
     @Override
     public void close() {
-        closed = true;
-    }
-
-    private long now() {
-        return testClock != null ? testClock.nowMicros() : ApplyLimits.MEMBER_CLOCK;
+        calls.close();
     }
 
     /**
-     * Runs {@code processor} on {@code key}'s owner. The result is a future of our own, so the
-     * timeout completes it without touching Hazelcast's future. Callers' non-async dependent
-     * stages run on the thread that received the answer (a Hazelcast I/O or response thread):
-     * heavy work belongs in the {@code *Async} variants.
+     * Connects, creates the map's proxy and makes every member that owns partitions run the
+     * entry processor once (loading its classes there and here), with a request no state
+     * admits, so nothing is written. Waits at most {@code patience} in all; returns the
+     * failure, if any, for the builder to report.
      */
-    private <R> CompletableFuture<R> submit(String key, EntryProcessor<String, byte[], R> processor) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException(
-                    "the Hazelcast store on map '" + mapName + "' is closed"));
+    @Nullable Throwable warmUp(Duration patience) {
+        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
+        byte[] request = GridRequest.encode(List.of(WARM_UP), 2, now());
+        for (String key : warmUpKeys()) {
+            ApplyLimits processor = new ApplyLimits(request);
+            warmUps.add(calls.call(() -> map().executeOnKey(key, processor), patience));
         }
-        CompletableFuture<R> answer = new CompletableFuture<>();
         try {
-            // On a member, submitToKey's stage is a DelegatingCompletableFuture over an
-            // InvocationFuture. The InvocationFuture runs every dependent without an executor of
-            // its own (handle, whenComplete...) on Hazelcast's default asynchronous executor: the
-            // common pool, or a new thread per task when the common pool's parallelism is 1
-            // (two cores). The wrapper's whenComplete* also wrap their result in a new
-            // DelegatingCompletableFuture, which registers one more such callback. handleAsync
-            // with Runnable::run does neither: it runs on the thread that received the answer
-            // and returns a plain CompletableFuture. (The wrapper of submitToKey itself still
-            // completes on that executor; nothing in the public API avoids it.)
-            map().submitToKey(key, processor).handleAsync((result, failure) -> {
-                if (failure != null) {
-                    answer.completeExceptionally(unavailable(failure));
-                } else {
-                    answer.complete(result);
-                }
-                return null;
-            }, Runnable::run);
+            for (CompletableFuture<long[]> warmUp : warmUps) {
+                GridReply.decode(warmUp.join(), List.of(WARM_UP));
+            }
+            return null;
         } catch (RuntimeException e) {
-            // A client with no connection to the cluster fails before returning a stage.
-            answer.completeExceptionally(unavailable(e));
-            return answer;
+            return e.getCause() != null ? e.getCause() : e;
         }
-        return answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).exceptionallyCompose(failure -> {
-            Throwable cause = unwrap(failure);
-            return CompletableFuture.failedFuture(cause instanceof TimeoutException
-                    ? new StoreUnavailableException("the Hazelcast map '" + mapName
-                            + "' did not answer within " + timeout, cause)
-                    : cause);
-        });
     }
 
-    private StoreUnavailableException unavailable(Throwable failure) {
-        Throwable cause = unwrap(failure);
-        return new StoreUnavailableException("the Hazelcast map '" + mapName + "' failed: " + cause, cause);
+    /** A key owned by each member that owns partitions (one key when the owners are not known yet). */
+    private List<String> warmUpKeys() {
+        List<String> keys = new ArrayList<>();
+        Set<Member> owners = new HashSet<>();
+        try {
+            int members = instance.getCluster().getMembers().size();
+            for (int i = 0; i < WARM_UP_KEYS_TRIED && owners.size() < members; i++) {
+                String key = "sluice-warm-up-" + i;
+                Partition partition = instance.getPartitionService().getPartition(key);
+                Member owner = partition.getOwner();
+                if (owner != null && owners.add(owner)) {
+                    keys.add(key);
+                }
+            }
+        } catch (RuntimeException e) {
+            // A client not connected yet knows no members; one key still warms this side up.
+        }
+        if (keys.isEmpty()) {
+            keys.add("sluice-warm-up-0");
+        }
+        return keys;
+    }
+
+    private long now() {
+        TimeSource clock = testClock;
+        return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
     }
 
     /**
@@ -151,12 +151,8 @@ final class EntryProcessorStore implements Store {
         return proxy;
     }
 
-    private static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
+    @Override
+    public String toString() {
+        return "HazelcastStore[" + calls + "]";
     }
 }

@@ -4,6 +4,8 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.core.HazelcastInstance;
 import io.sluice.api.Store;
+import io.sluice.algorithms.grid.GridCalls;
+import io.sluice.algorithms.grid.GridChecks;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
@@ -51,6 +53,14 @@ public final class HazelcastStore {
     /** How long a decision may take unless told otherwise. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
+    /** How many decisions may be waiting for the cluster at once unless told otherwise. */
+    public static final int DEFAULT_CONCURRENCY = 64;
+
+    /** How long {@link Builder#build()} waits for its warm-up decisions at most. */
+    static final Duration WARM_UP_PATIENCE = Duration.ofSeconds(10);
+
+    private static final System.Logger LOGGER = System.getLogger(HazelcastStore.class.getName());
+
     private HazelcastStore() {
     }
 
@@ -78,6 +88,7 @@ public final class HazelcastStore {
         private final HazelcastInstance instance;
         private String mapName = DEFAULT_MAP_NAME;
         private Duration timeout = DEFAULT_TIMEOUT;
+        private int concurrency = DEFAULT_CONCURRENCY;
         private @Nullable TimeSource clock;
 
         private Builder(HazelcastInstance instance) {
@@ -91,11 +102,7 @@ public final class HazelcastStore {
          * @throws IllegalArgumentException when the name is empty
          */
         public Builder mapName(String mapName) {
-            Objects.requireNonNull(mapName, "mapName");
-            if (mapName.isEmpty()) {
-                throw new IllegalArgumentException("mapName must not be empty");
-            }
-            this.mapName = mapName;
+            this.mapName = GridChecks.nonEmpty("mapName", mapName);
             return this;
         }
 
@@ -107,11 +114,21 @@ public final class HazelcastStore {
          * @throws IllegalArgumentException when the timeout is not positive
          */
         public Builder timeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive: " + timeout);
-            }
-            this.timeout = timeout;
+            this.timeout = GridChecks.positive("timeout", timeout);
+            return this;
+        }
+
+        /**
+         * How many decisions may be waiting for the cluster at once; {@link #DEFAULT_CONCURRENCY}
+         * by default. Each waits on a thread of the store (a blocking call that no slow node can
+         * make the caller wait for beyond the timeout); up to
+         * {@value GridCalls#QUEUED_PER_THREAD} times as many more queue for a thread, and beyond
+         * that a decision fails at once as a store failure.
+         *
+         * @throws IllegalArgumentException when below 1
+         */
+        public Builder concurrency(int concurrency) {
+            this.concurrency = GridChecks.atLeast("concurrency", 1, concurrency);
             return this;
         }
 
@@ -127,7 +144,12 @@ public final class HazelcastStore {
         }
 
         /**
-         * Builds the store.
+         * Builds the store and warms it up, so that the first decisions do not pay for
+         * connecting and loading classes: creates the map's proxy and runs the entry processor
+         * once on every member that owns partitions, with a request that writes nothing,
+         * waiting up to 10 seconds. When the cluster does not answer, the store is returned
+         * all the same (its decisions fail as store failures until the cluster answers) and
+         * the warm-up's failure is logged.
          *
          * @throws IllegalStateException when the instance is a member whose configuration
          *     does not register the serialization factory {@link #SERIALIZATION_FACTORY_ID}
@@ -136,7 +158,13 @@ public final class HazelcastStore {
             if (instance.getLocalEndpoint() instanceof Member) {
                 checkFactoryRegistered();
             }
-            return new EntryProcessorStore(instance, mapName, timeout, clock);
+            EntryProcessorStore store = new EntryProcessorStore(instance, mapName, timeout, concurrency, clock);
+            Throwable failure = store.warmUp(WARM_UP_PATIENCE);
+            if (failure != null) {
+                LOGGER.log(System.Logger.Level.WARNING, "the Hazelcast store on map '" + mapName
+                        + "' could not warm up; its first decisions may fail until the cluster answers", failure);
+            }
+            return store;
         }
 
         private void checkFactoryRegistered() {

@@ -2,6 +2,7 @@ package io.sluice.store.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import io.sluice.api.TimeSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The clock of the member that runs an entry processor: the authoritative clock of the keys
@@ -20,7 +21,7 @@ final class MemberClock {
     }
 
     /** Now on {@code member}'s clock, in microseconds since the epoch. */
-    static long nowMicros(HazelcastInstance member) {
+    static long nowMicros(@Nullable HazelcastInstance member) {
         Object override = member != null ? member.getUserContext().get(USER_CONTEXT_KEY) : null;
         return override instanceof TimeSource ? ((TimeSource) override).nowMicros() : SYSTEM.nowMicros();
     }

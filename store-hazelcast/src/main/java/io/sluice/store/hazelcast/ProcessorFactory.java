@@ -16,7 +16,8 @@ final class ProcessorFactory implements DataSerializableFactory {
 
     static final int APPLY_LIMITS = 1;
     static final int WRITE_STATE = 2;
-    static final int HOLDS_STATE = 3;
+    // 3 was a processor that read whether a limit held state; not reused, so that a member of
+    // an older version never reads another processor under it.
 
     @Override
     public @Nullable IdentifiedDataSerializable create(int typeId) {
@@ -25,8 +26,6 @@ final class ProcessorFactory implements DataSerializableFactory {
                 return new ApplyLimits();
             case WRITE_STATE:
                 return new WriteState();
-            case HOLDS_STATE:
-                return new HoldsState();
             default:
                 // Hazelcast turns null into an error naming the factory and the type id.
                 return null;

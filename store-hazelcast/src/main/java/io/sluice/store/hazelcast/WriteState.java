@@ -5,7 +5,6 @@ import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import io.sluice.algorithms.KeyState;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -39,20 +38,18 @@ final class WriteState implements EntryProcessor<String, byte[], long[]>, Identi
     }
 
     /**
-     * The write of {@code state} decided at {@code nowMicros}. Hazelcast keeps a time to
-     * live and an expiration time in whole seconds, truncated: the time to live is rounded
-     * up and one second added, so an entry never goes before its last limit is fully reset.
+     * The write of {@code state} ({@code null}: remove the entry), which matters for
+     * {@code ttlMicros}; with {@code expire} false (a test clock) it gets no time to live.
+     * Hazelcast keeps a time to live and an expiration time in whole seconds, truncated: the
+     * time to live is rounded up and one second added, so an entry never goes before its last
+     * limit is fully reset.
      */
-    static WriteState of(KeyState state, long nowMicros, boolean expire) {
-        if (state.isEmpty()) {
-            return new WriteState(null, NO_TTL);
+    static WriteState of(byte @Nullable [] state, long ttlMicros, boolean expire) {
+        if (state == null || !expire) {
+            return new WriteState(state, NO_TTL);
         }
-        if (!expire) {
-            return new WriteState(state.encode(), NO_TTL);
-        }
-        long ttlMicros = Math.max(0, state.expiresAtMicros() - nowMicros);
-        long ttlSeconds = (ttlMicros + MICROS_PER_SECOND - 1) / MICROS_PER_SECOND + 1;
-        return new WriteState(state.encode(), ttlSeconds);
+        long ttlSeconds = (Math.max(0, ttlMicros) + MICROS_PER_SECOND - 1) / MICROS_PER_SECOND + 1;
+        return new WriteState(state, ttlSeconds);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
+import io.sluice.testkit.CallerHoldTimes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +60,27 @@ class MemberLossIT {
     @Test
     void theOwnerKilledMidLoadLosesNoState() throws Exception {
         loseTheOwnerMidLoad(owner -> owner.getLifecycleService().terminate());
+    }
+
+    /**
+     * Issue 9.11, the same check as Ignite's: while the owner of the keys is killed, no decision
+     * from a client holds its caller beyond the 100 ms default timeout.
+     */
+    @Test
+    void aDecisionNeverHoldsItsCallerLongerThanTheTimeoutWhileTheOwnerIsKilled() throws Exception {
+        HazelcastInstance victim = cluster.members().get(1);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < 16; i++) {
+            if (cluster.owner("k" + i) == victim) {
+                keys.add("k" + i);
+            }
+        }
+        RateLimiter limiter = RateLimiter.builder().store(HazelcastStore.builder(cluster.startClient()).build())
+                .limit(Limit.of(Algorithms.TOKEN_BUCKET, 1_000_000, Duration.ofSeconds(1))).build();
+        CallerHoldTimes holds = CallerHoldTimes.whileLoading(limiter, keys, 4,
+                () -> victim.getLifecycleService().terminate());
+        System.out.println("hazelcast, owner killed: " + holds);
+        holds.assertWithin(HazelcastStore.DEFAULT_TIMEOUT);
     }
 
     private void loseTheOwnerMidLoad(Consumer<HazelcastInstance> loss) throws Exception {

@@ -1,112 +1,130 @@
 package io.sluice.store.ignite;
 
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.grid.GridCalls;
+import io.sluice.algorithms.grid.GridReply;
+import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
-import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import org.apache.ignite.Ignite;
 import org.apache.ignite.IgniteCache;
-import org.apache.ignite.cache.CacheEntryProcessor;
-import org.apache.ignite.lang.IgniteFuture;
+import org.apache.ignite.cluster.ClusterNode;
 import org.jspecify.annotations.Nullable;
 
-/** A {@link Store} on an Ignite cache of {@code key -> KeyState.encode()}. */
+/**
+ * A {@link Store} on an Ignite cache of {@code key -> KeyState.encode()}: one {@code invoke}
+ * per request, made on a thread of the store's {@link GridCalls}.
+ *
+ * <p>Why a blocking {@code invoke} on a thread of our own rather than {@code invokeAsync}:
+ * while the primary of a key is being lost, {@code invokeAsync} blocks its caller (connecting
+ * to the lost node, logging) for hundreds of milliseconds before it returns a future, so no
+ * timeout started after it could bound the caller's wait.
+ */
 final class IgniteCacheStore implements Store {
 
+    /** The primary node's clock decides; a test clock only stands in for it in tests. */
+    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true);
+
+    /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
+    private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
+            .named("sluice-warm-up");
+    private static final int WARM_UP_KEYS_TRIED = 1_000;
+
     private final IgniteCache<String, byte[]> cache;
-    private final long timeoutNanos;
     private final Duration timeout;
     private final @Nullable TimeSource testClock;
-    private volatile boolean closed;
+    private final GridCalls calls;
 
-    IgniteCacheStore(IgniteCache<String, byte[]> cache, Duration timeout, @Nullable TimeSource testClock) {
+    IgniteCacheStore(IgniteCache<String, byte[]> cache, Duration timeout, int concurrency,
+                     @Nullable TimeSource testClock) {
         this.cache = cache;
         this.timeout = timeout;
-        this.timeoutNanos = timeout.toNanos();
         this.testClock = testClock;
+        this.calls = new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency);
     }
 
     @Override
     public StoreCapabilities capabilities() {
-        // The primary node's clock decides; a test clock only stands in for it in tests.
-        return new StoreCapabilities(true, true, true);
+        return CAPABILITIES;
     }
 
-
     @Override
-
     public boolean supports(Algorithm algorithm) {
-
+        // The primary rebuilds limits from the algorithms' ids; it knows only these.
         return Algorithms.isBuiltIn(algorithm);
-
     }
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        DecideProcessor processor = new DecideProcessor(LimitSpecs.of(limits), cost, fixedNowMicros());
-        return invoke(key, processor).thenApply(encoded -> DecideProcessor.decode(encoded, limits));
-    }
-
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        return invoke(key, new HoldsStateProcessor(limit.name(), fixedNowMicros()));
+        byte[] request;
+        try {
+            request = GridRequest.encode(limits, cost, fixedNowMicros());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        DecideProcessor processor = new DecideProcessor(request);
+        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> GridReply.decode(reply, limits));
     }
 
     @Override
     public void close() {
         // The Ignite node belongs to the application; the store only stops using it.
-        closed = true;
+        calls.close();
+    }
+
+    /**
+     * Runs the entry processor once on every server that is primary for some key (loading
+     * its classes there and here), with a request no state admits, so nothing is written.
+     * Waits at most {@code patience} in all; returns the failure, if any, for the builder.
+     */
+    @Nullable Throwable warmUp(Ignite ignite, Duration patience) {
+        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
+        byte[] request = GridRequest.encode(List.of(WARM_UP), 2, fixedNowMicros());
+        for (String key : warmUpKeys(ignite)) {
+            DecideProcessor processor = new DecideProcessor(request);
+            warmUps.add(calls.call(() -> cache.invoke(key, processor), patience));
+        }
+        try {
+            for (CompletableFuture<long[]> warmUp : warmUps) {
+                GridReply.decode(warmUp.join(), List.of(WARM_UP));
+            }
+            return null;
+        } catch (RuntimeException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        }
+    }
+
+    /** A key whose primary is each server node, as far as the affinity knows. */
+    private List<String> warmUpKeys(Ignite ignite) {
+        List<String> keys = new ArrayList<>();
+        List<ClusterNode> primaries = new ArrayList<>();
+        int servers = ignite.cluster().forServers().nodes().size();
+        for (int i = 0; i < WARM_UP_KEYS_TRIED && primaries.size() < servers; i++) {
+            String key = "sluice-warm-up-" + i;
+            ClusterNode primary = ignite.affinity(cache.getName()).mapKeyToNode(key);
+            if (primary != null && !primaries.contains(primary)) {
+                primaries.add(primary);
+                keys.add(key);
+            }
+        }
+        if (keys.isEmpty()) {
+            keys.add("sluice-warm-up-0");
+        }
+        return keys;
     }
 
     private long fixedNowMicros() {
-        return testClock != null ? testClock.nowMicros() : DecideProcessor.MEMBER_CLOCK;
-    }
-
-    private <T> CompletableFuture<T> invoke(String key, CacheEntryProcessor<String, byte[], T> processor) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException(
-                    "the Ignite store on cache '" + cache.getName() + "' is closed"));
-        }
-        CompletableFuture<T> result = new CompletableFuture<>();
-        try {
-            IgniteFuture<T> invocation = cache.invokeAsync(key, processor);
-            invocation.listen(done -> {
-                try {
-                    result.complete(done.get());
-                } catch (RuntimeException e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RuntimeException e) {
-            // No node reachable, client disconnected, node stopping: Ignite throws at once.
-            result.completeExceptionally(e);
-        }
-        return result.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-                .handle((value, failure) -> {
-                    if (failure != null) {
-                        throw storeFailure(failure);
-                    }
-                    return value;
-                });
-    }
-
-    private CompletionException storeFailure(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        String message = cause instanceof TimeoutException
-                ? "Ignite cache '" + cache.getName() + "' did not answer within " + timeout
-                : "Ignite cache '" + cache.getName() + "' failed: " + cause;
-        return new CompletionException(new StoreUnavailableException(message, cause));
+        TimeSource clock = testClock;
+        return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
     }
 
     @Override

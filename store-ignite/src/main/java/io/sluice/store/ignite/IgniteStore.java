@@ -1,5 +1,7 @@
 package io.sluice.store.ignite;
 
+import io.sluice.algorithms.grid.GridCalls;
+import io.sluice.algorithms.grid.GridChecks;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
@@ -43,6 +45,14 @@ public final class IgniteStore {
     /** How long a decision may take when no timeout is set. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
+    /** How many decisions may be waiting for the cluster at once when no concurrency is set. */
+    public static final int DEFAULT_CONCURRENCY = 64;
+
+    /** How long {@link Builder#build()} waits for its warm-up decisions at most. */
+    static final Duration WARM_UP_PATIENCE = Duration.ofSeconds(10);
+
+    private static final System.Logger LOGGER = System.getLogger(IgniteStore.class.getName());
+
     /** How long a server may take to say whether it has the store's classes, when the cache is created. */
     private static final Duration CLASS_PATH_CHECK_TIMEOUT = Duration.ofSeconds(30);
 
@@ -64,6 +74,7 @@ public final class IgniteStore {
         private String cacheName = DEFAULT_CACHE_NAME;
         private int backups = 1;
         private Duration timeout = DEFAULT_TIMEOUT;
+        private int concurrency = DEFAULT_CONCURRENCY;
         private @Nullable TimeSource testClock;
 
         private Builder(Ignite ignite) {
@@ -78,11 +89,7 @@ public final class IgniteStore {
          * @throws IllegalArgumentException when the name is empty
          */
         public Builder cacheName(String cacheName) {
-            Objects.requireNonNull(cacheName, "cacheName");
-            if (cacheName.isEmpty()) {
-                throw new IllegalArgumentException("cache name must not be empty");
-            }
-            this.cacheName = cacheName;
+            this.cacheName = GridChecks.nonEmpty("cacheName", cacheName);
             return this;
         }
 
@@ -107,11 +114,21 @@ public final class IgniteStore {
          * @throws IllegalArgumentException when not positive
          */
         public Builder timeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive: " + timeout);
-            }
-            this.timeout = timeout;
+            this.timeout = GridChecks.positive("timeout", timeout);
+            return this;
+        }
+
+        /**
+         * How many decisions may be waiting for the cluster at once; {@link #DEFAULT_CONCURRENCY}
+         * by default. Each waits on a thread of the store (a blocking call that no node being
+         * lost can make the caller wait for beyond the timeout); up to
+         * {@value GridCalls#QUEUED_PER_THREAD} times as many more queue for a thread, and beyond
+         * that a decision fails at once as a store failure.
+         *
+         * @throws IllegalArgumentException when below 1
+         */
+        public Builder concurrency(int concurrency) {
+            this.concurrency = GridChecks.atLeast("concurrency", 1, concurrency);
             return this;
         }
 
@@ -126,7 +143,11 @@ public final class IgniteStore {
         }
 
         /**
-         * Builds the store, creating the cache when it does not exist yet.
+         * Builds the store, creating the cache when it does not exist yet, and warms it up so
+         * that the first decisions do not pay for loading classes and connecting: runs the entry
+         * processor once on every server that is a primary, with a request that writes nothing,
+         * waiting up to 10 seconds. When that fails the store is returned all the same and the
+         * failure is logged.
          *
          * @throws IllegalArgumentException when an existing cache of that name is not one this
          *     store can use (not atomic, not full-sync, or without the store's expiry policy)
@@ -142,7 +163,13 @@ public final class IgniteStore {
                 cache = ignite.getOrCreateCache(cacheConfiguration());
             }
             checkConfiguration(cache.getConfiguration(CacheConfiguration.class));
-            return new IgniteCacheStore(cache, timeout, testClock);
+            IgniteCacheStore store = new IgniteCacheStore(cache, timeout, concurrency, testClock);
+            Throwable failure = store.warmUp(ignite, WARM_UP_PATIENCE);
+            if (failure != null) {
+                LOGGER.log(System.Logger.Level.WARNING, "the Ignite store on cache '" + cacheName
+                        + "' could not warm up; its first decisions may fail until the cluster answers", failure);
+            }
+            return store;
         }
 
         /**

@@ -3,6 +3,7 @@ package io.sluice.store.ignite;
 import io.sluice.api.TimeSource;
 import java.util.Objects;
 import org.apache.ignite.Ignite;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The clock of the node an entry processor runs on: the system clock, unless a test gave the
@@ -17,7 +18,10 @@ final class MemberClock {
     }
 
     /** The clock of {@code member}. */
-    static TimeSource of(Ignite member) {
+    static TimeSource of(@Nullable Ignite member) {
+        if (member == null) {
+            return SYSTEM;
+        }
         Object override = member.cluster().nodeLocalMap().get(NODE_LOCAL_KEY);
         return override instanceof TimeSource ? (TimeSource) override : SYSTEM;
     }

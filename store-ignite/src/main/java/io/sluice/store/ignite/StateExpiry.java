@@ -56,7 +56,7 @@ final class StateExpiry implements ExpiryPolicy {
 
     @Override
     public @Nullable Duration getExpiryForAccess() {
-        // Reading a state (a denied request, holdsState) never extends its life.
+        // Reading a state (a denied request) never extends its life.
         return null;
     }
 

@@ -163,8 +163,10 @@ class IgniteStoreClusterIT {
         // Another limiter's short limit on the same key must not shorten the entry's life.
         assertThat(decide(memberClockStore, key, List.of(shortLived), 1).allowed()).isTrue();
         Thread.sleep(1_500);
-        assertThat(memberClockStore.holdsState(key, shortLived).toCompletableFuture().get()).isFalse();
-        assertThat(memberClockStore.holdsState(key, hourly).toCompletableFuture().get()).isTrue();
+        KeyState held = KeyState.decode(peek(key, CachePeekMode.PRIMARY));
+        long nowMicros = System.currentTimeMillis() * 1_000;
+        assertThat(held.holds(shortLived.name(), nowMicros)).as("the short limit's state").isFalse();
+        assertThat(held.holds(hourly.name(), nowMicros)).as("the hourly limit's state").isTrue();
         assertThat(peek(key, CachePeekMode.BACKUP)).isNotNull();
     }
 
@@ -228,7 +230,7 @@ class IgniteStoreClusterIT {
     }
 
     @Test
-    void aLimitWithAnAlgorithmTheNodesDoNotKnowIsAStoreFailure() {
+    void anAlgorithmTheNodesDoNotKnowIsRefusedWhenTheLimiterIsBuilt() {
         Algorithm custom = new Algorithm() {
             @Override
             public String name() {
@@ -246,14 +248,17 @@ class IgniteStoreClusterIT {
 
             @Override
             public io.sluice.api.Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
-                throw new UnsupportedOperationException("never reached: the nodes rebuild limits by name");
+                throw new UnsupportedOperationException("never reached: the store refuses it");
             }
         };
         Limit limit = Limit.of(custom, 5, Duration.ofSeconds(1));
+        assertThat(stores.get(3).supports(custom)).isFalse();
+        assertThatThrownBy(() -> RateLimiter.builder().limit(limit).store(stores.get(3)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaky-bucket");
+        // Asked directly, the store refuses it the same way: never as a store failure.
         assertThatThrownBy(() -> decide(stores.get(3), "custom", List.of(limit), 1))
                 .isInstanceOf(CompletionException.class)
-                .cause().isInstanceOf(StoreUnavailableException.class)
-                .hasStackTraceContaining("leaky-bucket");
+                .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaky-bucket");
     }
 
     @Test

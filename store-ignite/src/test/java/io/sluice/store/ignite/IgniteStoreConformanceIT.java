@@ -1,9 +1,12 @@
 package io.sluice.store.ignite;
 
 import io.sluice.api.Store;
+import io.sluice.testkit.KeyStateFormats;
+import io.sluice.testkit.PreviousFormat;
 import io.sluice.testkit.StoreConformance;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
+import java.util.Optional;
 import net.jqwik.api.lifecycle.AfterContainer;
 import org.apache.ignite.Ignite;
 
@@ -33,6 +36,21 @@ class IgniteStoreConformanceIT extends StoreConformance {
             members.close();
             members = null;
         }
+    }
+
+    @Override
+    protected boolean holdsAnythingFor(Store store, String key) {
+        startCluster();
+        return server.cache(IgniteStore.DEFAULT_CACHE_NAME).containsKey(key);
+    }
+
+    @Override
+    protected Optional<PreviousFormat> previousFormat(Store store) {
+        // KeyState format 1 is the current one until a version 2 replaces it.
+        return Optional.of(PreviousFormat.read(1, (key, states, nowMicros) -> {
+            startCluster();
+            server.<String, byte[]>cache(IgniteStore.DEFAULT_CACHE_NAME).put(key, KeyStateFormats.version1(states));
+        }));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.sluice.store.local;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The in-process store: the state of every key in a Caffeine cache of this JVM. It is the
@@ -36,7 +37,7 @@ public final class LocalStore {
     public static final class Builder {
 
         private long maximumSize = DEFAULT_MAXIMUM_SIZE;
-        private TimeSource clock = TimeSource.system();
+        private @Nullable TimeSource testClock;
 
         private Builder() {
         }
@@ -62,13 +63,15 @@ public final class LocalStore {
          * a virtual clock drives both. Never set it from configuration.
          */
         public Builder clockForTesting(TimeSource clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            this.testClock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
         /** Builds the store. */
         public Store build() {
-            return new CaffeineStore(maximumSize, clock);
+            TimeSource clock = testClock;
+            return clock != null ? new CaffeineStore(maximumSize, clock, false)
+                    : new CaffeineStore(maximumSize, TimeSource.system(), true);
         }
     }
 }

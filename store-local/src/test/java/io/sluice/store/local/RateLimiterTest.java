@@ -1,6 +1,7 @@
 package io.sluice.store.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
@@ -17,6 +18,10 @@ import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** The api module's limiter and builder, on the local store and on a store that fails. */
@@ -66,6 +71,44 @@ class RateLimiterTest {
         }
     }
 
+    @Test
+    void aStoreFailureIsLoggedOnceAMinuteWithoutSluiceCore() {
+        // Issue 9.6: this path turned failures into decisions without a word. With sluice-core on the
+        // class path its layer logs and counts them; without it (here), this limiter logs them itself.
+        Logger logger = Logger.getLogger(RateLimiter.class.getName());
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(capture);
+        try {
+            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(new FailingStore(false)).build();
+            limiter.decide("client");
+            limiter.decide("client");
+            assertThat(records).hasSize(1);
+            assertThat(records.get(0).getMessage()).contains("failed; requests are denied meanwhile");
+        } finally {
+            logger.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void theFallbackNeedsSluiceCore() {
+        assertThatThrownBy(() -> RateLimiter.builder().limit(PER_SECOND.withFailurePolicy(FailurePolicy.FALLBACK))
+                .build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("sluice-core");
+    }
+
     /** A store that is down: it fails every call, before returning a stage or through it. */
     private static final class FailingStore implements Store {
 
@@ -96,11 +139,6 @@ class RateLimiterTest {
                 throw down;
             }
             return CompletableFuture.failedFuture(down);
-        }
-
-        @Override
-        public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
         }
 
         @Override

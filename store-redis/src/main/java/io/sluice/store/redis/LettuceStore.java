@@ -17,13 +17,14 @@ import io.sluice.api.Transition;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,7 +38,10 @@ final class LettuceStore implements Store {
     private static final long DENIED = 0;
     private static final long ALLOWED = 1;
     private static final long COST_EXCEEDS_CAPACITY = 2;
-    private static final int ARGS_PER_LIMIT = 4;
+    private static final int ARGS_PER_LIMIT = 5;
+    /** Decisions without limits that build() sends: each reads one key and writes nothing. */
+    private static final int WARM_UP_CALLS = 10;
+    private static final String WARM_UP_IDENTITY = "sluice-warm-up";
     /** An admitted transition's state stays in Redis; the Java side never sees it. */
     private static final long[] STATE_IN_REDIS = new long[0];
 
@@ -52,10 +56,11 @@ final class LettuceStore implements Store {
     private final RedisScriptingAsyncCommands<String, String> commands;
     private final Runnable closer;
     private final Duration commandTimeout;
+    private final long timeoutNanos;
+    private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
     private final @Nullable TimeSource clockForTesting;
-    /** The latest load of each script; guarded by this. */
+    /** The latest load of the script; guarded by this. */
     private @Nullable ScriptLoad decideLoad;
-    private @Nullable ScriptLoad holdsLoad;
 
     /**
      * @param closer closes the connection, and the client when the store created it
@@ -66,6 +71,7 @@ final class LettuceStore implements Store {
         this.commands = commands;
         this.closer = closer;
         this.commandTimeout = commandTimeout;
+        this.timeoutNanos = commandTimeout.toNanos();
         this.clockForTesting = clockForTesting;
     }
 
@@ -86,33 +92,65 @@ final class LettuceStore implements Store {
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         String hashTag = RedisKeys.hashTag(key);
-        String[] keys = new String[limits.size()];
+        int logs = 0;
+        for (int i = 0; i < limits.size(); i++) {
+            if (limits.get(i).algorithm() == Algorithms.SLIDING_LOG) {
+                logs++;
+            }
+        }
+        String[] keys = new String[1 + limits.size() + logs];
+        keys[0] = RedisKeys.PREFIX + hashTag;
+        int log = 1 + limits.size();
         String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
         args[0] = clock();
         args[1] = Long.toString(cost);
         for (int i = 0; i < limits.size(); i++) {
             Limit limit = limits.get(i);
-            keys[i] = RedisKeys.key(hashTag, limit.name());
+            keys[1 + i] = RedisKeys.version1Key(hashTag, limit.name());
+            if (limit.algorithm() == Algorithms.SLIDING_LOG) {
+                keys[log++] = RedisKeys.logKey(hashTag, limit.name());
+            }
             int a = 2 + ARGS_PER_LIMIT * i;
-            args[a] = Integer.toString(algorithmId(limit));
-            args[a + 1] = Long.toString(limit.permits());
-            args[a + 2] = Long.toString(limit.burst());
-            args[a + 3] = Long.toString(limit.periodMicros());
+            args[a] = limit.name();
+            args[a + 1] = Integer.toString(algorithmId(limit));
+            args[a + 2] = Long.toString(limit.permits());
+            args[a + 3] = Long.toString(limit.burst());
+            args[a + 4] = Long.toString(limit.periodMicros());
         }
-        return this.<List<Object>>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> decision(limits, reply));
-    }
-
-    @Override
-    public CompletionStage<Boolean> holdsState(String key, Limit limit) {
-        String[] keys = {RedisKeys.key(RedisKeys.hashTag(key), limit.name())};
-        return this.<Long>run(LuaScript.HOLDS, ScriptOutputType.INTEGER, keys, new String[] {clock()})
-                .thenApply(held -> held == 1L);
+        return this.<List<Object>, Decision>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args,
+                reply -> decision(limits, reply));
     }
 
     @Override
     public void close() {
+        deadlines.close();
         closer.run();
+    }
+
+    /**
+     * Loads the decision script (on every node of a cluster) and runs it a few times without
+     * limits, when it only reads one key: the connection, the script cache and the code of
+     * the decision path are ready before the first decision.
+     *
+     * @throws StoreUnavailableException when that does not succeed within {@code bound}
+     */
+    void warmUp(Duration bound) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        try {
+            commands.scriptLoad(LuaScript.DECIDE.body()).get(bound.toNanos(), TimeUnit.NANOSECONDS);
+            String[] keys = {RedisKeys.key(WARM_UP_IDENTITY)};
+            String[] args = {clock(), "1"};
+            for (int i = 0; i < WARM_UP_CALLS; i++) {
+                commands.evalsha(LuaScript.DECIDE.sha1(), ScriptOutputType.MULTI, keys, args)
+                        .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while loading the Redis scripts", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new StoreUnavailableException("Redis did not load and run the decision script within "
+                    + bound.toMillis() + " ms: " + e, e);
+        }
     }
 
     /**
@@ -122,49 +160,93 @@ final class LettuceStore implements Store {
      * or timed out may have run, and running it again could charge a request twice. A
      * timed-out command is cancelled so that Lettuce never sends it after a reconnect.
      */
-    private <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys,
-                                         String[] args) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        long sentAt = System.nanoTime();
-        RedisFuture<T> first = commands.evalsha(script.sha1(), type, keys, args);
-        AtomicReference<RedisFuture<T>> inFlight = new AtomicReference<>(first);
-        first.whenComplete((reply, error) -> {
-            if (error == null || !(unwrap(error) instanceof RedisNoScriptException)) {
-                complete(result, reply, error);
+    private <T, R> CompletableFuture<R> run(LuaScript script, ScriptOutputType type, String[] keys,
+                                            String[] args, Function<T, R> onReply) {
+        Call<T, R> call = new Call<>(script, type, keys, args, onReply, System.nanoTime());
+        call.send();
+        deadlines.add(call);
+        return call;
+    }
+
+    /**
+     * One script call and its result: completed once, by the reply (through {@code onReply}),
+     * by a failure or by its deadline, whichever comes first; one future per decision.
+     */
+    private final class Call<T, R> extends CompletableFuture<R>
+            implements BiConsumer<T, Throwable>, Deadlines.Expirable {
+
+        private final LuaScript script;
+        private final ScriptOutputType type;
+        private final String[] keys;
+        private final String[] args;
+        private final Function<T, R> onReply;
+        private final long sentAt;
+        /** The command last sent: the one to cancel when the deadline passes. */
+        private volatile @Nullable RedisFuture<T> command;
+        private boolean retried;
+
+        Call(LuaScript script, ScriptOutputType type, String[] keys, String[] args, Function<T, R> onReply,
+             long sentAt) {
+            this.script = script;
+            this.type = type;
+            this.keys = keys;
+            this.args = args;
+            this.onReply = onReply;
+            this.sentAt = sentAt;
+        }
+
+        void send() {
+            RedisFuture<T> sent = commands.evalsha(script.sha1(), type, keys, args);
+            command = sent;
+            if (isDone()) {
+                sent.cancel(false);
+            }
+            sent.whenComplete(this);
+        }
+
+        @Override
+        public void accept(@Nullable T reply, @Nullable Throwable error) {
+            if (isDone()) {
                 return;
             }
-            // Retried even when the load failed: in a cluster it fails when any node is down,
-            // yet may have reached the node that answered NOSCRIPT.
-            loaded(script, sentAt).whenComplete((sha, loadError) -> {
-                if (result.isDone()) {
-                    return;
-                }
-                RedisFuture<T> retry = commands.evalsha(script.sha1(), type, keys, args);
-                inFlight.set(retry);
-                if (result.isDone()) {
-                    retry.cancel(false);
-                }
-                retry.whenComplete((retried, retryError) -> complete(result, retried, retryError));
-            });
-        });
-        result.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        CompletableFuture<T> outcome = new CompletableFuture<>();
-        result.whenComplete((reply, error) -> {
             if (error == null) {
-                outcome.complete(reply);
+                try {
+                    complete(onReply.apply(reply));
+                } catch (RuntimeException e) {
+                    completeExceptionally(e);
+                }
                 return;
             }
             Throwable cause = unwrap(error);
-            if (cause instanceof TimeoutException) {
-                // Never null: it holds the first command, then the retry.
-                Objects.requireNonNull(inFlight.get(), "inFlight").cancel(false);
-                outcome.completeExceptionally(new StoreUnavailableException(
-                        "Redis did not answer within " + commandTimeout.toMillis() + " ms", cause));
-            } else {
-                outcome.completeExceptionally(new StoreUnavailableException("Redis failed: " + cause, cause));
+            if (cause instanceof RedisNoScriptException && !retried) {
+                retried = true;
+                // Retried even when the load failed: in a cluster it fails when any node is down,
+                // yet may have reached the node that answered NOSCRIPT.
+                loaded(script, sentAt).whenComplete((sha, loadError) -> {
+                    if (!isDone()) {
+                        send();
+                    }
+                });
+                return;
             }
-        });
-        return outcome;
+            completeExceptionally(new StoreUnavailableException("Redis failed: " + cause, cause));
+        }
+
+        @Override
+        public long deadline() {
+            return sentAt + timeoutNanos;
+        }
+
+        @Override
+        public void expire() {
+            if (completeExceptionally(new StoreUnavailableException("Redis did not answer within "
+                    + commandTimeout.toMillis() + " ms", new TimeoutException()))) {
+                RedisFuture<T> sent = command;
+                if (sent != null) {
+                    sent.cancel(false);
+                }
+            }
+        }
     }
 
     /**
@@ -174,25 +256,13 @@ final class LettuceStore implements Store {
      * many decisions in flight that all get {@code NOSCRIPT} share one load.
      */
     private synchronized CompletableFuture<String> loaded(LuaScript script, long sentAt) {
-        ScriptLoad load = script == LuaScript.DECIDE ? decideLoad : holdsLoad;
+        ScriptLoad load = decideLoad;
         if (load == null || load.startedAt() - sentAt < 0) {
             long startedAt = System.nanoTime();
             load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture());
-            if (script == LuaScript.DECIDE) {
-                decideLoad = load;
-            } else {
-                holdsLoad = load;
-            }
+            decideLoad = load;
         }
         return load.done();
-    }
-
-    private static <T> void complete(CompletableFuture<T> result, T reply, Throwable error) {
-        if (error == null) {
-            result.complete(reply);
-        } else {
-            result.completeExceptionally(error);
-        }
     }
 
     private static Throwable unwrap(Throwable error) {

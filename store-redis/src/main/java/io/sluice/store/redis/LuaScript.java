@@ -18,9 +18,6 @@ final class LuaScript {
     static final LuaScript DECIDE = concatenate("common.lua", "fixed-window.lua", "sliding-log.lua",
             "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua", "decide.lua");
 
-    /** Whether a limit's key holds an unexpired state. */
-    static final LuaScript HOLDS = concatenate("common.lua", "holds.lua");
-
     private final String body;
     private final String sha1;
 

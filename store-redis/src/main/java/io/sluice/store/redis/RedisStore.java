@@ -4,6 +4,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -11,12 +12,16 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -44,11 +49,28 @@ import org.jspecify.annotations.Nullable;
  * run could charge the request twice. For the same reason a client must not replay
  * commands after a reconnect: the store's own clients reject commands while disconnected,
  * and a given client must be configured so ({@link ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}).
+ *
+ * <p>After an outage the store's own client tries to reconnect at most
+ * {@link #MAX_RECONNECT_DELAY} apart (Lettuce's default backs off up to 30 s), so decisions
+ * resume within about that long of the server's return, and gives up a connection attempt
+ * after {@link #CONNECT_TIMEOUT}. A client passed in keeps its own settings: give it
+ * {@code ClientResources.builder().reconnectDelay(...)} with a bound this short (see
+ * docs/stores/redis.md).
+ *
+ * <p>{@code build()} also loads the scripts (on every node of a cluster) and sends a few
+ * read-only decisions, so that the first decisions of a fresh process neither wait for a
+ * connection nor miss their timeout on class loading.
  */
 public final class RedisStore {
 
     /** The command timeout unless {@link Builder#commandTimeout} sets another. */
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofMillis(5);
+
+    /** The longest wait between two reconnection attempts of the store's own client. */
+    public static final Duration MAX_RECONNECT_DELAY = Duration.ofMillis(500);
+
+    /** How long the store's own client waits for a connection to open. */
+    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
 
     private RedisStore() {
     }
@@ -57,10 +79,13 @@ public final class RedisStore {
     public static Builder standalone(RedisURI uri) {
         Objects.requireNonNull(uri, "uri");
         return new Builder(() -> {
-            RedisClient client = RedisClient.create(uri);
+            ClientResources resources = ownResources();
+            RedisClient client = RedisClient.create(resources, uri);
             client.setOptions(ClientOptions.builder()
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
-            return open(client, true);
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+                    .build());
+            return open(client, resources);
         });
     }
 
@@ -73,7 +98,7 @@ public final class RedisStore {
     public static Builder standalone(RedisClient client) {
         Objects.requireNonNull(client, "client");
         checkNoReplay(client.getOptions());
-        return new Builder(() -> open(client, false));
+        return new Builder(() -> open(client, null));
     }
 
     /** A store on a Redis Cluster found from these seed nodes, with its own client. */
@@ -89,13 +114,15 @@ public final class RedisStore {
             throw new IllegalArgumentException("a Redis Cluster store needs at least one seed node: " + nodes);
         }
         return new Builder(() -> {
-            RedisClusterClient client = RedisClusterClient.create(nodes);
+            ClientResources resources = ownResources();
+            RedisClusterClient client = RedisClusterClient.create(resources, nodes);
             client.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enableAllAdaptiveRefreshTriggers().build())
                     .build());
-            return open(client, true);
+            return open(client, resources);
         });
     }
 
@@ -107,7 +134,17 @@ public final class RedisStore {
     public static Builder cluster(RedisClusterClient client) {
         Objects.requireNonNull(client, "client");
         checkNoReplay(client.getOptions());
-        return new Builder(() -> open(client, false));
+        return new Builder(() -> open(client, null));
+    }
+
+    /**
+     * The resources of a client the store owns: reconnection attempts at most
+     * {@link #MAX_RECONNECT_DELAY} apart, jittered so that a fleet does not reconnect at once.
+     */
+    private static ClientResources ownResources() {
+        return DefaultClientResources.builder()
+                .reconnectDelay(Delay.fullJitter(Duration.ofMillis(1), MAX_RECONNECT_DELAY, 1, TimeUnit.MILLISECONDS))
+                .build();
     }
 
     private static void checkNoReplay(ClientOptions options) {
@@ -120,14 +157,15 @@ public final class RedisStore {
         }
     }
 
-    private static LettuceStore.Connection open(RedisClient client, boolean ownsClient) {
-        StatefulRedisConnection<String, String> connection = connect(client, ownsClient,
+    /** @param ownResources the resources of a client the store created and owns, else {@code null} */
+    private static LettuceStore.Connection open(RedisClient client, @Nullable ClientResources ownResources) {
+        StatefulRedisConnection<String, String> connection = connect(client, ownResources,
                 () -> client.connect(StringCodec.UTF8));
-        return new LettuceStore.Connection(connection.async(), () -> close(connection, ownsClient ? client : null));
+        return new LettuceStore.Connection(connection.async(), () -> close(connection, client, ownResources));
     }
 
-    private static LettuceStore.Connection open(RedisClusterClient client, boolean ownsClient) {
-        StatefulRedisClusterConnection<String, String> connection = connect(client, ownsClient, () -> {
+    private static LettuceStore.Connection open(RedisClusterClient client, @Nullable ClientResources ownResources) {
+        StatefulRedisClusterConnection<String, String> connection = connect(client, ownResources, () -> {
             StatefulRedisClusterConnection<String, String> cluster = client.connect(StringCodec.UTF8);
             // Node connections open lazily, and while one is opening a client that rejects
             // commands when disconnected rejects them: open them now, to every master.
@@ -138,30 +176,35 @@ public final class RedisStore {
             }
             return cluster;
         });
-        return new LettuceStore.Connection(connection.async(), () -> close(connection, ownsClient ? client : null));
+        return new LettuceStore.Connection(connection.async(), () -> close(connection, client, ownResources));
     }
 
-    private static <C> C connect(AbstractRedisClient client, boolean ownsClient,
+    private static <C> C connect(AbstractRedisClient client, @Nullable ClientResources ownResources,
                                  Supplier<C> connect) {
         try {
             return connect.get();
         } catch (RuntimeException e) {
-            if (ownsClient) {
-                client.shutdown();
-            }
+            shutdownOwned(client, ownResources);
             throw e;
         }
     }
 
-    private static void close(AutoCloseable connection, @Nullable AbstractRedisClient ownedClient) {
+    private static void close(AutoCloseable connection, AbstractRedisClient client,
+                              @Nullable ClientResources ownResources) {
         try {
             connection.close();
         } catch (Exception e) {
             throw new IllegalStateException("cannot close the Redis connection", e);
         } finally {
-            if (ownedClient != null) {
-                ownedClient.shutdown();
-            }
+            shutdownOwned(client, ownResources);
+        }
+    }
+
+    /** Shuts the client and its resources down when the store created them. */
+    private static void shutdownOwned(AbstractRedisClient client, @Nullable ClientResources ownResources) {
+        if (ownResources != null) {
+            client.shutdown();
+            ownResources.shutdown();
         }
     }
 
@@ -202,13 +245,24 @@ public final class RedisStore {
         }
 
         /**
-         * Connects and returns the store.
+         * Connects, loads the scripts (on every node of a cluster), warms the decision path up
+         * and returns the store.
          *
          * @throws io.lettuce.core.RedisConnectionException when Redis cannot be reached
+         * @throws io.sluice.api.StoreUnavailableException when Redis does not load the scripts
+         *     within {@link #CONNECT_TIMEOUT} plus the command timeout
          */
         public Store build() {
             LettuceStore.Connection connection = connector.get();
-            return new LettuceStore(connection.commands(), connection.closer(), commandTimeout, clockForTesting);
+            LettuceStore store = new LettuceStore(connection.commands(), connection.closer(), commandTimeout,
+                    clockForTesting);
+            try {
+                store.warmUp(CONNECT_TIMEOUT.plus(commandTimeout));
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
+            return store;
         }
     }
 }

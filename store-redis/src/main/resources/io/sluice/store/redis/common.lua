@@ -20,16 +20,51 @@ local function floor_mod(a, b)
   return r
 end
 
--- One token every ceil(period / permits) microseconds.
-local function token_interval(permits, period)
-  return idiv(period + permits - 1, permits)
+-- Integer division of a > -b by b > 0, rounding up.
+local function ceil_div(a, b)
+  return idiv(a + b - 1, b)
+end
+
+-- The largest bucket in units, as io.sluice.algorithms.BucketRate.MAX_UNITS (2^51).
+local MAX_UNITS = 2251799813685248
+
+-- A bucket's exact rate as io.sluice.algorithms.BucketRate: tokens_per_micro / scale tokens
+-- per microsecond. P / D reduced when the bucket fits, else one token every ceil(D / P) us
+-- (the limit was accepted in Java only if that is within 0.1% of the rate).
+local function bucket_rate(permits, burst, period)
+  local a, b = permits, period
+  while b ~= 0 do
+    a, b = b, math.fmod(a, b)
+  end
+  local scale = period / a
+  if scale <= idiv(MAX_UNITS, burst) then
+    return permits / a, scale
+  end
+  return 1, ceil_div(period, permits)
 end
 
 -- The algorithms by id; each file adds one function
--- (state, now, permits, burst, period, cost) -> outcome, remaining, resetAfter, retryAfter, newState
+-- (state, now, permits, burst, period, cost, log_key)
+--   -> outcome, remaining, resetAfter, retryAfter, newState, commit
 -- where state is the reference long[] as a Lua array (state[1] is the tag) or nil, and
--- newState is set when the outcome is ALLOWED.
+-- newState is set when the outcome is ALLOWED. log_key (the sliding log's list) and commit
+-- (a function of the clock argument that writes that list, run only when every limit admits)
+-- are the sliding log's only.
 local algorithms = {}
+
+-- Under the test-only clock override, virtual time is unrelated to the real time Redis
+-- expires keys by: keep keys this much longer (ms) so they expire only by virtual time.
+local TEST_CLOCK_TTL_SLACK_MILLIS = 600000
+
+-- The time to live in milliseconds (PX, PEXPIRE) of a key whose state is fully reset after
+-- reset_after microseconds: rounded up, plus the slack under the test-only clock.
+local function ttl_millis(clock, reset_after)
+  local ttl = ceil_div(reset_after, 1000)
+  if clock ~= 'redis' then
+    ttl = ttl + TEST_CLOCK_TTL_SLACK_MILLIS
+  end
+  return ttl
+end
 
 -- The clock argument: 'redis' (production: Redis TIME) or 'test:<micros>', the test-only
 -- override the store sends only when built with clockForTesting.
@@ -40,19 +75,72 @@ local function now_micros(clock)
   end
   local micros = string.match(clock, '^test:(%-?%d+)$')
   if micros == nil then
-    error({ err = 'ERR sluice: bad clock argument' })
+    error('sluice: bad clock argument')
   end
   return tonumber(micros)
 end
 
--- A stored value is "expiresAt,tag,s1,s2,..." (decimal integers): the instant after which
--- the state equals the fresh state, then the reference state. An expired value reads as nil.
-local function read_state(value, now)
+-- The value of a client's key, format 2 (docs/stores/redis.md): a MessagePack array (Redis's
+-- cmsgpack, in C: a tenth of the time of the same in Lua) {2, base, then per limit: name,
+-- expiry, state}, where base is the time of the write, and expiry (the instant after which
+-- the state equals the fresh state) and the one time in a state (TIME_AT) are microseconds
+-- relative to base: small numbers, so few bytes.
+local FORMAT = 2
+local TIME_AT = { [1 * 256 + 1] = 2, [3 * 256 + 1] = 2, [4 * 256 + 2] = 3, [5 * 256 + 2] = 2,
+  [2 * 256 + 129] = 3 }
+
+-- The unexpired entries of a value, in order: { name = ..., expires_at = ..., state = {...} }.
+-- A value of another format is rejected, never misread.
+local function read_entries(value, now)
+  local entries = {}
+  if not value then
+    return entries
+  end
+  local ok, fields = pcall(cmsgpack.unpack, value)
+  if not ok or type(fields) ~= 'table' or fields[1] ~= FORMAT then
+    error('sluice: state value of unknown format ' .. tostring(ok and type(fields) == 'table' and fields[1]
+        or string.byte(value, 1)))
+  end
+  local base = fields[2]
+  for i = 3, #fields, 3 do
+    local expires_at = base + fields[i + 1]
+    if expires_at > now then
+      local state = fields[i + 2]
+      local at = TIME_AT[state[1]]
+      if at and state[at] then
+        state[at] = state[at] + base
+      end
+      entries[#entries + 1] = { name = fields[i], expires_at = expires_at, state = state }
+    end
+  end
+  return entries
+end
+
+local function write_entries(entries, now)
+  local fields = { FORMAT, now }
+  for _, entry in ipairs(entries) do
+    local state, copy = entry.state, {}
+    for i = 1, #state do
+      copy[i] = state[i]
+    end
+    local at = TIME_AT[state[1]]
+    if at and copy[at] then
+      copy[at] = copy[at] - now
+    end
+    fields[#fields + 1] = entry.name
+    fields[#fields + 1] = entry.expires_at - now
+    fields[#fields + 1] = copy
+  end
+  return cmsgpack.pack(fields)
+end
+
+-- A limit's state in key schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal),
+-- read during a rolling upgrade when the client's key holds no state of that limit yet.
+local function read_version1(value, now)
   if not value then
     return nil
   end
-  local state = {}
-  local expires_at
+  local state, expires_at = {}, nil
   for field in string.gmatch(value, '[^,]+') do
     if expires_at == nil then
       expires_at = tonumber(field)
@@ -69,12 +157,4 @@ end
 local function integer(x)
   -- x + 0 turns a negative zero into zero.
   return string.format('%.0f', x + 0)
-end
-
-local function write_value(expires_at, state)
-  local fields = { integer(expires_at) }
-  for i = 1, #state do
-    fields[i + 1] = integer(state[i])
-  end
-  return table.concat(fields, ',')
 end

@@ -1,45 +1,85 @@
--- Decides one request against all the limits of one client, all-or-nothing, with Redis TIME.
--- KEYS: one key per limit, all under the client's hash tag (one slot).
--- ARGV: clock ('redis' or 'test:<micros>'), cost, then per limit: algorithm id, permits,
---       burst, period in microseconds.
--- Writes every limit's new state, with a TTL, only when every limit admits.
--- Returns per limit: outcome, remaining, resetAfter, retryAfter.
+-- Decides one request against all the limits of one client, all-or-nothing.
+-- KEYS[1]: the client's key, holding the states of all its limits (format 2, common.lua);
+-- KEYS[1 + i]: limit i's key in schema 1, read only when KEYS[1] holds no state of limit i;
+-- then the log key of each sliding-log limit, in the order of the limits.
+-- ARGV: clock ('redis' or 'test:<micros>'), cost, then per limit: name, algorithm id,
+--       permits, burst, period in microseconds.
+-- Writes every limit's new state, and a TTL until the last of them is fully reset, only
+-- when every limit admits (and there is at least one: without limits, as the store's warm-up
+-- sends it, it only reads). Returns per limit: outcome, remaining, resetAfter, retryAfter.
 
--- Under the test-only clock override, virtual time is unrelated to the real time Redis
--- expires keys by: keep keys this much longer (ms) so they expire only by virtual time.
-local TEST_CLOCK_TTL_SLACK_MILLIS = 600000
+local ARGS_PER_LIMIT = 5
+local SLIDING_LOG = 2
 
 local clock = ARGV[1]
 local now = now_micros(clock)
 local cost = tonumber(ARGV[2])
-local reply, new_states, reset_afters = {}, {}, {}
+local entries = read_entries(redis.call('GET', KEYS[1]), now)
+local by_name = {}
+for i, entry in ipairs(entries) do
+  by_name[entry.name] = i
+end
+local reply, new_states, reset_afters, commits = {}, {}, {}, {}
 local all_allowed = true
-for i = 1, #KEYS do
-  local a = 2 + (i - 1) * 4
-  local algorithm = algorithms[tonumber(ARGV[a + 1])]
-  local state = read_state(redis.call('GET', KEYS[i]), now)
-  local outcome, remaining, reset_after, retry_after, new_state = algorithm(state, now,
-      tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), cost)
+local limits = (#ARGV - 2) / ARGS_PER_LIMIT
+local log_keys = 1 + limits
+for i = 1, limits do
+  local a = 2 + (i - 1) * ARGS_PER_LIMIT
+  local id = tonumber(ARGV[a + 2])
+  local algorithm = algorithms[id]
+  local log_key
+  if id == SLIDING_LOG then
+    log_keys = log_keys + 1
+    log_key = KEYS[log_keys]
+  end
+  local index = by_name[ARGV[a + 1]]
+  local state
+  if index then
+    state = entries[index].state
+  else
+    state = read_version1(redis.call('GET', KEYS[1 + i]), now)
+  end
+  local outcome, remaining, reset_after, retry_after, new_state, commit = algorithm(state, now,
+      tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), cost, log_key)
   all_allowed = all_allowed and outcome == ALLOWED
-  new_states[i], reset_afters[i] = new_state, reset_after
+  new_states[i], reset_afters[i], commits[i] = new_state, reset_after, commit
   reply[#reply + 1] = outcome
   reply[#reply + 1] = remaining
   reply[#reply + 1] = reset_after
   reply[#reply + 1] = retry_after
 end
-if all_allowed then
-  for i = 1, #KEYS do
-    local reset_after = reset_afters[i]
-    if reset_after > 0 then
-      -- The state expires when the limit is fully reset: PX takes milliseconds, rounded up.
-      local ttl = idiv(reset_after + 999, 1000)
-      if clock ~= 'redis' then
-        ttl = ttl + TEST_CLOCK_TTL_SLACK_MILLIS
-      end
-      redis.call('SET', KEYS[i], write_value(now + reset_after, new_states[i]), 'PX', integer(ttl))
-    else
-      redis.call('DEL', KEYS[i])
+if all_allowed and limits > 0 then
+  for i = 1, limits do
+    local name = ARGV[2 + (i - 1) * ARGS_PER_LIMIT + 1]
+    local index = by_name[name]
+    if commits[i] then
+      commits[i](clock)
     end
+    if reset_afters[i] > 0 then
+      local entry = { name = name, expires_at = now + reset_afters[i], state = new_states[i] }
+      if index then
+        entries[index] = entry
+      else
+        entries[#entries + 1] = entry
+        by_name[name] = #entries
+      end
+    elseif index then
+      -- Fully reset: the fresh state, so nothing to keep.
+      entries[index] = false
+    end
+  end
+  local kept, last_expiry = {}, 0
+  for _, entry in ipairs(entries) do
+    if entry then
+      kept[#kept + 1] = entry
+      last_expiry = math.max(last_expiry, entry.expires_at)
+    end
+  end
+  if #kept > 0 then
+    -- The key expires when its last limit is fully reset.
+    redis.call('SET', KEYS[1], write_entries(kept, now), 'PX', ttl_millis(clock, last_expiry - now))
+  else
+    redis.call('DEL', KEYS[1])
   end
 end
 return reply

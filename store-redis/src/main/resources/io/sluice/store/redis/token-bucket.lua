@@ -1,38 +1,45 @@
--- token-bucket (id 4): state {tag, tokens, lastRefill}; one token every ceil(period / permits)
--- microseconds up to the burst; as io.sluice.algorithms.TokenBucket.
+-- token-bucket (id 4): state {tag, units, last}, tokens in units of 1 / scale token at the
+-- time last, up to burst * scale; as io.sluice.algorithms.TokenBucket (version 1 states,
+-- {tag, tokens, lastRefill}, are read and converted).
 algorithms[4] = function(state, now, permits, burst, period, cost)
-  local tag = 4 * 256 + 1
-  local interval = token_interval(permits, period)
-  local tokens, last = burst, now
-  if state ~= nil and state[1] == tag and #state == 3 then
-    tokens, last = state[2], state[3]
+  local tag, tag_v1 = 4 * 256 + 2, 4 * 256 + 1
+  local per_micro, scale = bucket_rate(permits, burst, period)
+  local capacity = burst * scale
+  local units, last = capacity, now
+  if state ~= nil and #state == 3 and (state[1] == tag or state[1] == tag_v1) then
+    if state[1] == tag then
+      units = math.min(state[2], capacity)
+    else
+      units = math.min(state[2], burst) * scale
+    end
+    last = state[3]
   end
   if now > last then
-    local added = idiv(now - last, interval)
-    if tokens + added >= burst then
-      tokens, last = burst, now
+    local elapsed = now - last
+    if elapsed >= ceil_div(capacity - units, per_micro) then
+      units = capacity
     else
-      tokens, last = tokens + added, last + added * interval
+      units = units + elapsed * per_micro
     end
+    last = now
   end
-  -- Burst lowered under a full stored bucket; the refill time is kept, so a clock that went
-  -- back refills nothing.
-  tokens = math.min(tokens, burst)
-  local progress = now - last
+  -- A clock that went back refills nothing until it passes last again.
+  local lag = last - now
 
-  local function reset_after(remaining)
-    if remaining == burst then
+  local function reset_after(left)
+    if left == capacity then
       return 0
     end
-    return (burst - remaining) * interval - progress
+    return lag + ceil_div(capacity - left, per_micro)
   end
 
   if cost > burst then
-    return COST_EXCEEDS_CAPACITY, tokens, reset_after(tokens), 0, nil
+    return COST_EXCEEDS_CAPACITY, idiv(units, scale), reset_after(units), 0, nil
   end
-  if tokens >= cost then
-    local remaining = tokens - cost
-    return ALLOWED, remaining, reset_after(remaining), 0, { tag, remaining, last }
+  local needed = cost * scale
+  if units >= needed then
+    local left = units - needed
+    return ALLOWED, idiv(left, scale), reset_after(left), 0, { tag, left, last }
   end
-  return DENIED, tokens, reset_after(tokens), (cost - tokens) * interval - progress, nil
+  return DENIED, idiv(units, scale), reset_after(units), lag + ceil_div(needed - units, per_micro), nil
 end

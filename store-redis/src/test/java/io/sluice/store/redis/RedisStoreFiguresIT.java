@@ -62,7 +62,7 @@ class RedisStoreFiguresIT {
         line("| --- | --- | --- |");
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = Limit.of(algorithm, 100, Duration.ofSeconds(1)).named("per-second");
-            String key = RedisKeys.key(RedisKeys.hashTag("memory-" + algorithm.name()), limit.name());
+            String key = RedisKeys.key("memory-" + algorithm.name());
             store.tryAcquire("memory-" + algorithm.name(), List.of(limit), 1).toCompletableFuture().join();
             line("| " + algorithm.name() + " | after 1 request | " + redis.command(0, "MEMORY", "USAGE", key, "SAMPLES", "0")
                     + " |");
@@ -73,7 +73,7 @@ class RedisStoreFiguresIT {
                     store.tryAcquire(full, List.of(log), 1).toCompletableFuture().join();
                 }
                 line("| " + algorithm.name() + " | 100 requests in the window | "
-                        + redis.command(0, "MEMORY", "USAGE", RedisKeys.key(RedisKeys.hashTag(full), log.name()),
+                        + redis.command(0, "MEMORY", "USAGE", RedisKeys.key(full),
                         "SAMPLES", "0") + " |");
             }
         }

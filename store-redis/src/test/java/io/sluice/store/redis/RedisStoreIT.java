@@ -113,15 +113,19 @@ class RedisStoreIT {
         Store store = storeOnRedisTime();
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = limit(algorithm, 10, Duration.ofDays(1));
-            Decision decision = decide(store, "ttl-client", List.of(limit), 4);
+            Decision decision = decide(store, "ttl-" + algorithm.name(), List.of(limit), 4);
             assertThat(decision.allowed()).isTrue();
-            String key = RedisKeys.key(RedisKeys.hashTag("ttl-client"), limit.name());
+            String key = RedisKeys.key("ttl-" + algorithm.name());
             long ttlMillis = (Long) redis.command(0, "PTTL", key);
             long resetMillis = (decision.resetAfter().toNanos() / 1_000 + 999) / 1_000;
             assertThat(ttlMillis).as(algorithm.name()).isPositive().isLessThanOrEqualTo(resetMillis);
+            if (algorithm == Algorithms.SLIDING_LOG) {
+                String log = RedisKeys.logKey(RedisKeys.hashTag("ttl-" + algorithm.name()), limit.name());
+                assertThat((Long) redis.command(0, "PTTL", log)).as("the log").isPositive().isLessThanOrEqualTo(resetMillis);
+            }
         }
         List<?> keys = (List<?>) redis.command(0, "KEYS", "*");
-        assertThat(keys).hasSize(Algorithms.all().size());
+        assertThat(keys).as("a key per client, and the sliding log's list").hasSize(Algorithms.all().size() + 1);
     }
 
     @Test
@@ -130,7 +134,8 @@ class RedisStoreIT {
         for (Algorithm algorithm : Algorithms.all()) {
             decide(store, "short-lived", List.of(limit(algorithm, 5, Duration.ofMillis(30))), 1);
         }
-        assertThat((Long) redis.command(0, "DBSIZE")).isEqualTo(Algorithms.all().size());
+        // One key per client, for all its limits, and the sliding log's list.
+        assertThat((Long) redis.command(0, "DBSIZE")).isEqualTo(2);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while ((Long) redis.command(0, "DBSIZE") > 0 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
@@ -156,9 +161,10 @@ class RedisStoreIT {
         }
 
         Set<Object> keys = new HashSet<>((List<?>) redis.command(0, "KEYS", "*"));
-        assertThat(keys).hasSize(identities.size() * limits.size())
+        // One key per client, and the sliding log's entries in a list of their own.
+        assertThat(keys).hasSize(2 * identities.size())
                 .allSatisfy(key -> assertThat((String) key)
-                        .matches("sluice:v1:\\{[A-Za-z0-9_-]{22}\\}:(fixed-window|sliding-log)"));
+                        .matches("sluice:v2:\\{[A-Za-z0-9_-]{22}\\}(:log:sliding-log)?"));
     }
 
     @Test
@@ -233,6 +239,169 @@ class RedisStoreIT {
                 assertThat(decide(store, "restarted", limits, 1).allowed()).isTrue();
             }
         }
+    }
+
+    /**
+     * Issue 9.4: after a crash ({@code kill -9}) and a 10 s outage, decisions resume within 1 s
+     * of the server's return on the same port (Lettuce's default backoff would wait up to 30 s).
+     */
+    @Test
+    void decisionsResumeWithinASecondOfTheServersReturnAfterATenSecondOutage() {
+        try (RedisFixture own = RedisFixture.standalone().start()) {
+            Store store = store(RedisStore.standalone(RedisURI.create(own.uri())).commandTimeout(Duration.ofMillis(500)));
+            List<Limit> limits = List.of(limit(Algorithms.GCRA, 1_000_000, Duration.ofSeconds(1)));
+            assertThat(decidedOrUnavailable(store, limits)).isTrue();
+
+            own.kill();
+            long outageEnds = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (System.nanoTime() < outageEnds) {
+                assertThat(decidedOrUnavailable(store, limits)).as("a decision without a server").isFalse();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            }
+            own.restart(); // returns once the server answers
+            long back = System.nanoTime();
+            while (!decidedOrUnavailable(store, limits)) {
+                assertThat(System.nanoTime() - back).as("still failing 1 s after the server's return")
+                        .isLessThan(TimeUnit.SECONDS.toNanos(1));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            }
+            System.out.printf("decisions resumed %d ms after the server's return (10 s outage after kill -9)%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back));
+        }
+    }
+
+    /** Issue 9.5: an algorithm without a script is an error when the limiter is built, not STORE_UNAVAILABLE. */
+    @Test
+    void aCustomAlgorithmIsRejectedWhenTheLimiterIsBuilt() {
+        Store store = storeOnRedisTime();
+        Algorithm custom = new Algorithm() {
+            @Override
+            public String name() {
+                return "custom-counter";
+            }
+
+            @Override
+            public int id() {
+                return 256;
+            }
+
+            @Override
+            public void checkLimit(long permits, long burst, long periodMicros) {
+                Algorithms.FIXED_WINDOW.checkLimit(permits, burst, periodMicros);
+            }
+
+            @Override
+            public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+                return Algorithms.FIXED_WINDOW.transition(state, nowMicros, limit, cost);
+            }
+        };
+        Limit limit = Limit.of(custom, 10, Duration.ofSeconds(1));
+        assertThat(store.supports(custom)).isFalse();
+        assertThatThrownBy(() -> RateLimiter.builder().limit(limit).store(store).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("custom-counter");
+    }
+
+    /** build() loads the script and runs it, so a fresh process's first decision does not wait for either. */
+    @Test
+    void buildLoadsTheScriptBeforeTheFirstDecision() {
+        redis.command(0, "SCRIPT", "FLUSH");
+        storeOnRedisTime();
+        assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1())).isEqualTo(List.of(1L));
+        assertThat((Long) redis.command(0, "DBSIZE")).as("the warm-up writes nothing").isZero();
+    }
+
+    /** A rolling upgrade: state of key schema 1 (one key per limit) is read, so no client is admitted anew. */
+    @Test
+    void stateOfKeySchemaOneIsRead() {
+        VirtualClock clock = new VirtualClock(T0);
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(clock));
+        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        String hashTag = RedisKeys.hashTag("upgraded");
+        // Version 1 states: an empty bucket refilled at T0, a cell owing the whole burst (1 s).
+        redis.command(0, "SET", RedisKeys.version1Key(hashTag, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
+        redis.command(0, "SET", RedisKeys.version1Key(hashTag, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+
+        Decision denied = decide(store, "upgraded", List.of(bucket, cell), 1);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).contains(Duration.ofMillis(100));
+        clock.setMicros(T0 + 100_000);
+        assertThat(decide(store, "upgraded", List.of(bucket, cell), 1).allowed()).isTrue();
+    }
+
+    /** A value of a format this version does not know fails the decision, naming the format: never misread. */
+    @Test
+    void aValueOfAnUnknownFormatIsRejected() {
+        Store store = storeOnRedisTime();
+        redis.command(0, "SET", RedisKeys.key("from-the-future"), "\u0003later");
+        assertThatThrownBy(() -> decide(store, "from-the-future",
+                List.of(limit(Algorithms.GCRA, 10, Duration.ofSeconds(1))), 1))
+                .hasCauseInstanceOf(StoreUnavailableException.class).hasMessageContaining("unknown format 3");
+    }
+
+    /**
+     * Issue 10: one key per client, small. A single token bucket or GCRA at most 132 bytes
+     * ({@code MEMORY USAGE}), the mission's three limits (per second, per day, an endpoint's
+     * cost per minute) at most 200 bytes per client.
+     */
+    @Test
+    void aClientsStateIsOneSmallKey() {
+        // On virtual time (a current one), so that no key expires before it is measured.
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(new VirtualClock(T0)));
+        Limit perDay = Limit.of(Algorithms.FIXED_WINDOW, 1_000_000, Duration.ofDays(1)).named("per-day");
+        for (Algorithm algorithm : List.of(Algorithms.TOKEN_BUCKET, Algorithms.GCRA)) {
+            Limit single = Limit.of(algorithm, 100, Duration.ofSeconds(1)).named("per-second");
+            Limit endpoint = Limit.of(algorithm, 1_000, Duration.ofMinutes(1)).named("endpoint-cost");
+            String one = "single-" + algorithm.name();
+            String mission = "mission-" + algorithm.name();
+            decide(store, one, List.of(single), 1);
+            decide(store, mission, List.of(single, perDay, endpoint), 3);
+            System.out.printf("MEMORY USAGE: one %s limit %d bytes, the mission's three %d bytes%n", algorithm,
+                    memoryUsage(one), memoryUsage(mission));
+            assertThat(memoryUsage(one)).as("one %s limit", algorithm).isLessThanOrEqualTo(132);
+            assertThat(memoryUsage(mission)).as("the mission's three limits, %s", algorithm).isLessThanOrEqualTo(200);
+        }
+        assertThat((Long) redis.command(0, "DBSIZE")).as("one key per client").isEqualTo(4);
+    }
+
+    private static long memoryUsage(String client) {
+        return (Long) redis.command(0, "MEMORY", "USAGE", RedisKeys.key(client), "SAMPLES", "0");
+    }
+
+    /**
+     * Issue 10: a sliding log's decision does not read or rewrite the whole log. With 2,000
+     * entries, a denial reads at most three entries of the list, and an admission after the oldest entry
+     * expired trims it and appends one (counted in Redis's command statistics, which include
+     * the commands a script calls).
+     */
+    @Test
+    void aSlidingLogDecisionTouchesOnlyTheEntriesItNeeds() {
+        VirtualClock clock = new VirtualClock(T0);
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(clock));
+        Limit log = limit(Algorithms.SLIDING_LOG, 2_000, Duration.ofHours(1));
+        for (int i = 0; i < 2_000; i++) {
+            clock.setMicros(T0 + i);
+            assertThat(decide(store, "long-log", List.of(log), 1).allowed()).isTrue();
+        }
+        redis.command(0, "CONFIG", "RESETSTAT");
+        Decision denied = decide(store, "long-log", List.of(log), 1);
+        assertThat(denied.allowed()).isFalse();
+        // The oldest entry (not expired), the newest, and the one whose expiry lets the request in.
+        Map<String, Long> denial = commandCalls();
+        assertThat(denial.get("lindex")).isLessThanOrEqualTo(3L);
+        assertThat(denial).doesNotContainKeys("lrange", "set", "rpush", "ltrim");
+
+        clock.setMicros(T0 + Duration.ofHours(1).toNanos() / 1_000);
+        redis.command(0, "CONFIG", "RESETSTAT");
+        assertThat(decide(store, "long-log", List.of(log), 1).allowed()).isTrue();
+        Map<String, Long> calls = commandCalls();
+        assertThat(calls).containsEntry("ltrim", 1L).containsEntry("rpush", 1L).doesNotContainKeys("lrange", "del");
+        assertThat(calls.get("lindex")).isLessThanOrEqualTo(3L);
+        assertThat((Long) redis.command(0, "LLEN", RedisKeys.logKey(RedisKeys.hashTag("long-log"), log.name())))
+                .isEqualTo(2_000);
     }
 
     /** Whether a decision came; a failure must be a store failure, never another exception. */

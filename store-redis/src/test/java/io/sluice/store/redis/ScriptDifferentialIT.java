@@ -6,6 +6,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
 import io.sluice.api.Algorithm;
@@ -15,13 +16,15 @@ import io.sluice.api.Store;
 import io.sluice.api.Transition;
 import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.redis.RedisFixture;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
-import java.util.stream.Collectors;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -33,19 +36,22 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 /**
  * For random limits, states and requests, the Lua scripts and the Java reference
  * algorithms give the same decision and leave the same state: one limit of each algorithm,
- * and several limits of mixed algorithms in one request.
+ * and several limits of mixed algorithms in one request (in one key, format 2).
  */
 class ScriptDifferentialIT {
 
     private static final long FAR_FUTURE = 1L << 52;
+    private static final long SLIDING_LOG_TAG = 2 * 256 + 1;
+    /** The sliding log's part of the client's value when its entries are in a list (sliding-log.lua). */
+    private static final long LOG_TAG = 2 * 256 + 129;
     private static final long[] PERIODS = {1, 3, 10, 1_000, 999_983, 1_000_000, 60_000_000,
         3_600_000_000L, 86_400_000_000L, 366 * 86_400_000_000L};
     private static final long[] PERMITS = {1, 2, 3, 7, 10, 100, 1_000, 1_000_000, 1_000_000_000};
 
     private static final RedisFixture redis = RedisFixture.standalone();
     private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static RedisCommands<String, String> raw;
+    private static StatefulRedisConnection<byte[], byte[]> connection;
+    private static RedisCommands<byte[], byte[]> raw;
     private static final VirtualClock clock = new VirtualClock(0);
     private static Store store;
 
@@ -53,7 +59,7 @@ class ScriptDifferentialIT {
     static void start() {
         redis.start();
         client = RedisClient.create(redis.uri());
-        connection = client.connect();
+        connection = client.connect(ByteArrayCodec.INSTANCE);
         raw = connection.sync();
         store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
                 .clockForTesting(clock).build();
@@ -96,18 +102,27 @@ class ScriptDifferentialIT {
 
     private static void check(Case request) {
         String identity = "client-" + Long.toHexString(new Random().nextLong());
-        String hashTag = RedisKeys.hashTag(identity);
+        byte[] key = RedisKeys.key(identity).getBytes(StandardCharsets.UTF_8);
+        Map<String, StoredValue.Entry> before = new LinkedHashMap<>();
         List<Transition> expected = new ArrayList<>();
         for (int i = 0; i < request.limits.size(); i++) {
             Limit limit = request.limits.get(i);
             long[] state = request.states.get(i);
-            String key = RedisKeys.key(hashTag, limit.name());
-            if (state == null) {
-                raw.del(key);
-            } else {
-                raw.set(key, FAR_FUTURE + "," + join(state));
+            byte[] logKey = logKey(identity, limit);
+            raw.del(logKey);
+            if (state != null && limit.algorithm() == Algorithms.SLIDING_LOG && request.listedLogs.get(i)
+                    && state[0] == SLIDING_LOG_TAG && state.length % 2 == 1) {
+                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, listLog(logKey, state)));
+            } else if (state != null) {
+                // A sliding log in the reference's form is how key schema 1 held it: moved into a list when admitted.
+                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, state));
             }
             expected.add(limit.algorithm().transition(state, request.now, limit, request.cost));
+        }
+        if (before.isEmpty()) {
+            raw.del(key);
+        } else {
+            raw.set(key, StoredValue.encode(before, request.now));
         }
         Decision reference = Decisions.combine(request.limits, expected);
 
@@ -115,31 +130,67 @@ class ScriptDifferentialIT {
         Decision decision = store.tryAcquire(identity, request.limits, request.cost).toCompletableFuture().join();
 
         assertThat(decision).as("decision").isEqualTo(reference);
+        byte[] value = raw.get(key);
+        if (!reference.allowed()) {
+            assertThat(value).as("untouched states").isEqualTo(before.isEmpty() ? null : StoredValue.encode(before, request.now));
+            return;
+        }
+        Map<String, StoredValue.Entry> after = value == null ? Map.of() : StoredValue.decode(value);
         for (int i = 0; i < request.limits.size(); i++) {
             Limit limit = request.limits.get(i);
-            String stored = raw.get(RedisKeys.key(hashTag, limit.name()));
             Transition transition = expected.get(i);
-            if (!reference.allowed()) {
-                long[] state = request.states.get(i);
-                assertThat(stored).as("untouched state of " + limit.name())
-                        .isEqualTo(state == null ? null : FAR_FUTURE + "," + join(state));
-            } else if (transition.resetAfterMicros() > 0) {
-                assertThat(stored).as("new state of " + limit.name())
-                        .isEqualTo((request.now + transition.resetAfterMicros()) + "," + join(transition.state()));
+            StoredValue.Entry entry = after.get(limit.name());
+            if (transition.resetAfterMicros() > 0) {
+                assertThat(entry).as("new state of " + limit.name()).isNotNull();
+                assertThat(entry.expiresAt()).as("expiry of " + limit.name())
+                        .isEqualTo(request.now + transition.resetAfterMicros());
+                long[] state = limit.algorithm() == Algorithms.SLIDING_LOG
+                        ? unlistLog(logKey(identity, limit), entry.state()) : entry.state();
+                assertThat(state).as("new state of " + limit.name()).isEqualTo(transition.state());
             } else {
-                assertThat(stored).as("state of " + limit.name() + ", fully reset").isNull();
+                assertThat(entry).as("state of " + limit.name() + ", fully reset").isNull();
             }
         }
     }
 
-    private static String join(long[] state) {
-        return Arrays.stream(state).mapToObj(Long::toString).collect(Collectors.joining(","));
+    private static byte[] logKey(String identity, Limit limit) {
+        return RedisKeys.logKey(RedisKeys.hashTag(identity), limit.name()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Puts a reference sliding log's entries into its list; returns the client value's part: {tag, used, last}. */
+    private static long[] listLog(byte[] logKey, long[] state) {
+        long used = 0;
+        for (int i = 1; i + 1 < state.length; i += 2) {
+            raw.rpush(logKey, (state[i] + ":" + state[i + 1]).getBytes(StandardCharsets.UTF_8));
+            used += state[i + 1];
+        }
+        return new long[] {LOG_TAG, used, state.length > 1 ? state[state.length - 2] : 0};
+    }
+
+    /** The reference's sliding-log state of what the script keeps: checks the value's part and the list agree. */
+    private static long[] unlistLog(byte[] logKey, long[] stored) {
+        List<byte[]> entries = raw.lrange(logKey, 0, -1);
+        long[] state = new long[1 + 2 * entries.size()];
+        state[0] = SLIDING_LOG_TAG;
+        long used = 0;
+        for (int i = 0; i < entries.size(); i++) {
+            String[] parts = new String(entries.get(i), StandardCharsets.UTF_8).split(":");
+            state[1 + 2 * i] = Long.parseLong(parts[0]);
+            state[2 + 2 * i] = Long.parseLong(parts[1]);
+            used += state[2 + 2 * i];
+        }
+        assertThat(stored).as("the client value's part of a sliding log")
+                .containsExactly(LOG_TAG, used, state[state.length - 2]);
+        assertThat(raw.pttl(logKey)).as("the log's time to live").isPositive();
+        return state;
     }
 
     /** Limits, the state each has in Redis before the request, the request's time and cost. */
     static final class Case {
         final List<Limit> limits = new ArrayList<>();
         final List<long[]> states = new ArrayList<>();
+        /** Whether a sliding log's state is in a list (else in the reference's form, as key schema 1 held it). */
+        final List<Boolean> listedLogs = new ArrayList<>();
         long now;
         long cost;
 
@@ -156,6 +207,7 @@ class ScriptDifferentialIT {
                 // The state was written under these parameters, or under others (a tier changed).
                 Limit writtenUnder = random.nextInt(5) == 0 ? randomLimit(random, algorithm) : limit;
                 request.states.add(history(random, writtenUnder, request.now));
+                request.listedLogs.add(random.nextInt(4) != 0);
             }
             int choice = random.nextInt(20);
             request.cost = choice == 0 ? Long.MAX_VALUE / 3
@@ -172,7 +224,12 @@ class ScriptDifferentialIT {
             if (algorithm == Algorithms.SLIDING_LOG) {
                 permits = Math.min(permits, 10_000); // the most a sliding log accepts
             }
-            Limit limit = Limit.of(algorithm, permits, Duration.of(period, ChronoUnit.MICROS));
+            Limit limit;
+            try {
+                limit = Limit.of(algorithm, permits, Duration.of(period, ChronoUnit.MICROS));
+            } catch (IllegalArgumentException notEnforceable) {
+                return randomLimit(random, algorithm); // a rate a bucket cannot enforce: draw another
+            }
             if (algorithm == Algorithms.TOKEN_BUCKET || algorithm == Algorithms.GCRA) {
                 long burst = random.nextBoolean() ? 1 + (long) (random.nextDouble() * permits * 2) : 1 + random.nextInt(20);
                 try {

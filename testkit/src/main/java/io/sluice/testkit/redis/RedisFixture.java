@@ -139,6 +139,15 @@ public final class RedisFixture implements BeforeAllCallback, AfterAllCallback, 
         }
     }
 
+    /**
+     * Kills every server with SIGKILL, as a crash; {@link #restart()} starts them again on the
+     * same ports.
+     */
+    public synchronized void kill() {
+        checkStarted();
+        servers.forEach(RedisProcess::kill);
+    }
+
     /** Stops the servers and deletes their files. */
     @Override
     public synchronized void close() {

@@ -84,11 +84,24 @@ final class RedisProcess {
 
     /** Stops the server; its data is gone, its cluster configuration file stays. */
     void stop() {
+        end(false);
+    }
+
+    /** Kills the server with SIGKILL, as a crash: it saves nothing and closes no connection. */
+    void kill() {
+        end(true);
+    }
+
+    private void end(boolean kill) {
         Process running = process;
         if (running == null) {
             return;
         }
-        running.destroy();
+        if (kill) {
+            running.destroyForcibly();
+        } else {
+            running.destroy();
+        }
         try {
             if (!running.waitFor(10, TimeUnit.SECONDS)) {
                 running.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

@@ -1,0 +1,77 @@
+package io.sluice.algorithms;
+
+/**
+ * The refill rate of a bucket algorithm as an exact fraction: {@code tokensPerMicro / scale}
+ * tokens per microsecond. The buckets count tokens in units of {@code 1 / scale} token, so a
+ * microsecond adds exactly {@code tokensPerMicro} units and no rounding ever lowers (or
+ * raises) the declared rate; see docs/algorithms.md.
+ *
+ * <p>The rate is {@code P / D} reduced by their greatest common divisor when the capacity in
+ * units, {@code B * D / gcd}, is at most {@link #MAX_UNITS}. Otherwise it is one token every
+ * {@code ceil(D / P)} microseconds, accepted only when that is within {@link #TOLERANCE} of
+ * the declared rate. Any other limit is rejected: it could not be enforced at its rate.
+ *
+ * @param tokensPerMicro units added per microsecond (the numerator)
+ * @param scale units per token (the denominator)
+ */
+record BucketRate(long tokensPerMicro, long scale) {
+
+    /**
+     * The largest capacity in units: twice it plus a rate still below 2^53, so that a Lua
+     * script computes the same on doubles.
+     */
+    static final long MAX_UNITS = 1L << 51;
+
+    /** The rate may be lowered by at most one part in this many (0.1%). */
+    static final long TOLERANCE = 1_000;
+
+    /**
+     * The rate of a limit of {@code permits} per {@code periodMicros} with this burst.
+     *
+     * @throws IllegalArgumentException saying why, when the limit cannot be enforced at its rate
+     */
+    static BucketRate of(String algorithm, long permits, long burst, long periodMicros) {
+        Checks.positiveParameters(algorithm, permits, burst, periodMicros);
+        long gcd = gcd(permits, periodMicros);
+        long scale = periodMicros / gcd;
+        if (scale <= MAX_UNITS / burst) {
+            return new BucketRate(permits / gcd, scale);
+        }
+        long interval = (periodMicros + permits - 1) / permits;
+        // interval * permits - D is the time the rounding of the interval loses per period.
+        boolean withinTolerance = (interval * permits - periodMicros) * TOLERANCE <= periodMicros;
+        if (withinTolerance && interval <= MAX_UNITS / burst) {
+            return new BucketRate(1, interval);
+        }
+        throw new IllegalArgumentException(algorithm + ": cannot enforce " + permits + " per "
+                + periodMicros + "us with burst " + burst + " at that rate: exactly it needs burst * period"
+                + " / gcd(permits, period) = " + burst + " * " + scale + " <= 2^51, and one token every "
+                + interval + "us would be " + (withinTolerance ? "a bucket of burst * " + interval
+                + "us over 2^51us" : "more than 0.1% below the rate")
+                + "; choose permits that divide the period evenly (a round number) or a shorter period");
+    }
+
+    /** Whole tokens in {@code units}. */
+    long tokens(long units) {
+        return units / scale;
+    }
+
+    /** {@code tokens} in units. */
+    long units(long tokens) {
+        return tokens * scale;
+    }
+
+    /** The microseconds it takes to add {@code units}, rounded up. */
+    long microsToAdd(long units) {
+        return (units + tokensPerMicro - 1) / tokensPerMicro;
+    }
+
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long r = a % b;
+            a = b;
+            b = r;
+        }
+        return a;
+    }
+}

@@ -1,0 +1,116 @@
+package io.sluice.algorithms.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.api.StoreUnavailableException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** A blocking call never holds its caller, and never runs for a caller that gave up. */
+class GridCallsTest {
+
+    @Test
+    void aCallThatBlocksHoldsItsThreadNotTheCaller() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            CompletableFuture<String> answer = calls.call(() -> {
+                await(release);
+                return "done";
+            });
+            // call returned while the call is still blocked
+            assertThat(answer).isNotDone();
+            release.countDown();
+            assertThat(answer.get(30, TimeUnit.SECONDS)).isEqualTo("done");
+        }
+    }
+
+    @Test
+    void aCallThatDoesNotAnswerInTimeIsAStoreFailureWithATimeout() {
+        CountDownLatch release = new CountDownLatch(1);
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(50), 1)) {
+            CompletableFuture<String> answer = calls.call(() -> {
+                await(release);
+                return "late";
+            });
+            assertThatThrownBy(answer::join).isInstanceOf(CompletionException.class)
+                    .cause().isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("the test cluster did not answer within PT0.05S")
+                    .cause().isInstanceOf(TimeoutException.class);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void aCallWhoseCallerGaveUpWhileItWaitedForAThreadIsNeverMade() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean made = new AtomicBoolean();
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(50), 1)) {
+            CompletableFuture<String> first = calls.call(() -> {
+                await(release);
+                return "first";
+            }, Duration.ofSeconds(30));
+            CompletableFuture<Boolean> queued = calls.call(() -> made.getAndSet(true));
+            assertThatThrownBy(queued::join).cause().hasCauseInstanceOf(TimeoutException.class);
+            release.countDown();
+            assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo("first");
+            // the single thread is free again: a call made now runs, the abandoned one did not
+            assertThat(calls.call(() -> "after", Duration.ofSeconds(30)).get(30, TimeUnit.SECONDS)).isEqualTo("after");
+            assertThat(made).isFalse();
+        }
+    }
+
+    @Test
+    void whenTooManyCallsWaitANewOneFailsAtOnce() {
+        CountDownLatch release = new CountDownLatch(1);
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            for (int i = 0; i <= GridCalls.QUEUED_PER_THREAD; i++) {
+                calls.call(() -> {
+                    await(release);
+                    return null;
+                });
+            }
+            CompletableFuture<Object> refused = calls.call(() -> "never");
+            assertThat(refused).isCompletedExceptionally();
+            assertThatThrownBy(refused::join).cause().isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("calls already wait");
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void aFailureIsAStoreFailureWithItsCauseAndAClosedPoolTakesNoCalls() {
+        GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 2);
+        IllegalStateException failure = new IllegalStateException("member gone");
+        assertThatThrownBy(() -> calls.call(() -> {
+            throw failure;
+        }).join()).cause().isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+        calls.close();
+        assertThatThrownBy(() -> calls.call(() -> "never").join()).cause()
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void settingsAreCheckedByName() {
+        assertThatThrownBy(() -> new GridCalls("x", Duration.ZERO, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> new GridCalls("x", Duration.ofSeconds(1), 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("concurrency");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

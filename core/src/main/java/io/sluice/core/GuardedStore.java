@@ -1,0 +1,227 @@
+package io.sluice.core;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.sluice.api.Decision;
+import io.sluice.api.FailurePolicy;
+import io.sluice.api.Lease;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreCapabilities;
+import io.sluice.api.StoreUnavailableException;
+import io.sluice.api.Algorithm;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One store behind the {@link StoreGuard}'s chain. A request goes, in order, through:
+ * <ol>
+ *   <li>the block cache: a denial the store gave and that still holds is answered here;</li>
+ *   <li>(leases, issue 12, plug in here: a request its lease covers needs no store call);</li>
+ *   <li>the circuit breaker: while open, the failure policies answer at once;</li>
+ *   <li>the store call, bounded by the timeout;</li>
+ *   <li>on failure, each limit's failure policy, the strictest winning: fail-closed denies,
+ *       fallback decides in-process on a share of the limit, fail-open admits.</li>
+ * </ol>
+ * Every decision is metered; every failure is counted and logged at most once a minute. The
+ * returned stages never complete exceptionally.
+ */
+final class GuardedStore implements Store {
+
+    private static final System.Logger LOGGER = System.getLogger(StoreGuard.class.getName());
+
+    private final Store store;
+    private final String name;
+    private final StoreGuard guard;
+    private final long timeoutNanos;
+    private final CircuitBreaker breaker;
+    private final @Nullable BlockCache blockCache;
+    private final Fallback fallback;
+    private final GuardMeters meters;
+    private final ThrottledLog failures = new ThrottledLog(LOGGER);
+    private final ThrottledLog breakerOpened = new ThrottledLog(LOGGER);
+    private final ThrottledLog breakerClosed = new ThrottledLog(LOGGER, Level.INFO);
+
+    GuardedStore(Store store, StoreGuard guard) {
+        this.store = store;
+        this.name = guard.storeName != null ? guard.storeName : store.getClass().getSimpleName();
+        this.guard = guard;
+        this.timeoutNanos = guard.timeout.toNanos();
+        this.breaker = CircuitBreaker.of(name, guard.breakerConfig);
+        this.blockCache = guard.blockCacheSize == 0 ? null : new BlockCache(guard.blockCacheSize, guard.clock);
+        this.fallback = new Fallback(store, guard.instances, guard.clock);
+        this.meters = new GuardMeters(guard.meterRegistry, name, guard.nearLimitRatio, breaker, blockCache);
+        breaker.getEventPublisher().onStateTransition(event -> {
+            CircuitBreaker.State to = event.getStateTransition().getToState();
+            if (to == CircuitBreaker.State.OPEN) {
+                breakerOpened.log(() -> "circuit breaker of store " + name + " opened: decisions follow the failure "
+                        + "policies without calling the store, which is probed again after the breaker's wait", null);
+            } else if (to == CircuitBreaker.State.CLOSED) {
+                breakerClosed.log(() -> "circuit breaker of store " + name + " closed: the store decides again", null);
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        return tryAcquire(key, limits, cost, false);
+    }
+
+    /**
+     * Decides a request; {@code shadow} marks limits that report a denial without enforcing it
+     * (counted as shadow-denied).
+     */
+    CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost, boolean shadow) {
+        long askedAtMicros = guard.clock.nowMicros();
+        if (blockCache != null) {
+            Decision blocked = blockCache.denial(key, limits, cost, askedAtMicros);
+            if (blocked != null) {
+                meters.blockCacheHit();
+                meters.decision(blocked, shadow);
+                return CompletableFuture.completedFuture(blocked);
+            }
+        }
+        // Leases (issue 12) plug in here: a request that a lease covers is decided without the store.
+        if (!breaker.tryAcquirePermission()) {
+            meters.shortCircuited();
+            return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, "its circuit breaker is open",
+                    null));
+        }
+        long start = System.nanoTime();
+        CompletableFuture<Decision> call;
+        try {
+            call = store.tryAcquire(key, limits, cost).toCompletableFuture();
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        if (call.isDone()) {
+            // An in-process store answers at once: no timeout to arm, no stage to chain.
+            Decision decision;
+            try {
+                decision = call.join();
+            } catch (CompletionException | CancellationException e) {
+                return CompletableFuture.completedFuture(completed(key, limits, cost, shadow, askedAtMicros, start,
+                        null, e));
+            }
+            return CompletableFuture.completedFuture(completed(key, limits, cost, shadow, askedAtMicros, start,
+                    decision, null));
+        }
+        // A copy, so that the timeout completes ours and never the store's own future.
+        return call.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, failure) ->
+                completed(key, limits, cost, shadow, askedAtMicros, start, decision, failure));
+    }
+
+    /** The decision once the store answered ({@code decision}) or failed ({@code failure}). */
+    private Decision completed(String key, List<Limit> limits, long cost, boolean shadow, long askedAtMicros,
+                               long start, @Nullable Decision decision, @Nullable Throwable failure) {
+        long elapsed = System.nanoTime() - start;
+        if (failure == null && decision != null) {
+            breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+            meters.storeCall(elapsed, null);
+            if (blockCache != null) {
+                blockCache.remember(key, limits, cost, askedAtMicros, decision);
+            }
+            if (decision.allowed()) {
+                fallback.charge(key, limits, cost, guard.defaultPolicy);
+            }
+            meters.decision(decision, shadow);
+            return decision;
+        }
+        Throwable cause = failure == null ? new StoreUnavailableException("the store answered null") : unwrap(failure);
+        breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
+        meters.storeCall(elapsed, cause);
+        String why = cause instanceof TimeoutException
+                ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
+        return unavailable(key, limits, cost, shadow, why, cause);
+    }
+
+    private Decision unavailable(String key, List<Limit> limits, long cost, boolean shadow, String why,
+                                 @Nullable Throwable cause) {
+        FailurePolicy policy = strictest(limits);
+        Decision decision;
+        if (policy == FailurePolicy.FAIL_CLOSED) {
+            Limit closed = limits.stream()
+                    .filter(limit -> limit.failurePolicy().orElse(guard.defaultPolicy) == FailurePolicy.FAIL_CLOSED)
+                    .findFirst().orElseThrow();
+            decision = Decision.storeUnavailable(closed, false);
+        } else if (policy == FailurePolicy.FALLBACK) {
+            decision = fallback.decide(key, limits, cost, guard.defaultPolicy);
+        } else {
+            decision = Decision.storeUnavailable(limits.get(0), true);
+        }
+        failures.log(() -> "store " + name + " could not decide: " + why + ". Meanwhile fail-closed limits deny, "
+                + "fail-open limits admit, and fallback limits decide in this process on 1/" + fallback.instances()
+                + " of each limit" + (fallback.knowsInstances() ? ""
+                        : " (the number of instances is unknown: each instance enforces whole limits; set it "
+                        + "with StoreGuard.Builder.instances)") + ". Decisions: outcome tags of " + StoreGuard.DECISIONS,
+                cause);
+        meters.decision(decision, shadow);
+        return decision;
+    }
+
+    private FailurePolicy strictest(List<Limit> limits) {
+        FailurePolicy strictest = FailurePolicy.FAIL_OPEN;
+        for (Limit limit : limits) {
+            FailurePolicy policy = limit.failurePolicy().orElse(guard.defaultPolicy);
+            // FailurePolicy is declared strictest first.
+            if (policy.compareTo(strictest) < 0) {
+                strictest = policy;
+            }
+        }
+        return strictest;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** The breaker's state, for operations and tests. */
+    CircuitBreaker.State breakerState() {
+        return breaker.getState();
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return store.capabilities();
+    }
+
+    @Override
+    public boolean supports(Algorithm algorithm) {
+        return store.supports(algorithm);
+    }
+
+    /** Straight to the store, so that a guarded store leases exactly when its store does. */
+    @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        return store.lease(key, limits, maxTokens);
+    }
+
+    /** Straight to the store, like {@link #lease}. */
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        return store.giveBack(key, limits, lease, unusedTokens);
+    }
+
+    @Override
+    public void close() {
+        fallback.close();
+        store.close();
+    }
+
+    @Override
+    public String toString() {
+        return "guarded " + store;
+    }
+}

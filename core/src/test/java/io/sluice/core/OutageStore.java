@@ -1,0 +1,79 @@
+package io.sluice.core;
+
+import io.sluice.api.Algorithm;
+import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreCapabilities;
+import io.sluice.api.StoreUnavailableException;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A real store that can be taken down: while down, every call fails at once, as a store's
+ * does when its server refuses connections; while hung, calls never answer, as when the
+ * server is unreachable. Counts the calls that reach it, and tells the number of instances
+ * once given one, as a store that sees its clients can.
+ */
+final class OutageStore implements Store, InstanceCount {
+
+    enum Mode { UP, DOWN, HUNG }
+
+    private final Store real;
+    private final AtomicLong calls = new AtomicLong();
+    private volatile Mode mode = Mode.UP;
+    private volatile OptionalInt instances = OptionalInt.empty();
+
+    OutageStore(Store real) {
+        this.real = real;
+    }
+
+    void set(Mode mode) {
+        this.mode = mode;
+    }
+
+    void tellInstances(int instances) {
+        this.instances = OptionalInt.of(instances);
+    }
+
+    @Override
+    public OptionalInt instances() {
+        return instances;
+    }
+
+    long calls() {
+        return calls.get();
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        calls.incrementAndGet();
+        switch (mode) {
+            case DOWN:
+                return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
+            case HUNG:
+                return new CompletableFuture<>();
+            default:
+                return real.tryAcquire(key, limits, cost);
+        }
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return real.capabilities();
+    }
+
+    @Override
+    public boolean supports(Algorithm algorithm) {
+        return real.supports(algorithm);
+    }
+
+    @Override
+    public void close() {
+        real.close();
+    }
+}

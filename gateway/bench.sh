@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Measures the gateway (docs/benchmarks.md, "The gateway"): builds the module in the reactor and
+# runs io.sluice.gateway.GatewayBenchmark from target/ with the test class path.
+#
+#   gateway/bench.sh latency [workers] [requests]   # limiter's added latency on Redis
+#   gateway/bench.sh flood [workers] [requests]     # 100,000 invented API keys: memory and Redis keys
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mvn -q -B -pl gateway -am package -DskipTests
+exec java -Xmx1g -cp "gateway/target/test-classes:gateway/target/classes:$(cat gateway/target/bench.classpath)" \
+  io.sluice.gateway.GatewayBenchmark "$@"

@@ -1,0 +1,61 @@
+package io.sluice.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CheckConfigCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine commandLine = Sluice.commandLine();
+        commandLine.setOut(new PrintWriter(out));
+        commandLine.setErr(new PrintWriter(err));
+        return commandLine.execute(args);
+    }
+
+    @Test
+    void theExampleConfigIsUsable() {
+        assertThat(run("check-config", "examples/sluice.yaml")).isZero();
+        assertThat(out.toString()).contains("examples/sluice.yaml: OK", "store local");
+    }
+
+    @Test
+    void aBadFileIsReportedWithLinesAndExits1() throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, """
+                store:
+                  type: redis
+                  uri: redis://x
+                  timout: 5ms
+                tiers:
+                  - name: free
+                    limits:
+                      - name: per-second
+                        algorithm: leaky-bucket
+                        permits: 5
+                        period: 1s
+                      - name: per-day
+                        algorithm: fixed-window
+                        permits: -10
+                        period: 1d
+                """, StandardCharsets.UTF_8);
+
+        assertThat(run("check-config", file.toString())).isEqualTo(1);
+        // Every problem of the policy at once, with the gateway's, by line.
+        assertThat(err.toString()).containsSubsequence(file + ":4: unknown field 'timout'",
+                file + ":9: unknown algorithm 'leaky-bucket'", file + ":14: ", "3 problems");
+    }
+}

@@ -1,0 +1,124 @@
+package io.sluice.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.http.HttpRateLimiter;
+import io.sluice.testkit.redis.RedisFixture;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Gateways on a real redis-server: a fleet shares one limit; an outage is a 503. */
+class RedisGatewayIT {
+
+    @RegisterExtension
+    static final RedisFixture REDIS = RedisFixture.standalone();
+
+    @TempDir
+    Path dir;
+
+    private final HttpClient http = HttpClient.newHttpClient();
+    private TestUpstream upstream;
+
+    @BeforeEach
+    void startUpstream() throws Exception {
+        upstream = new TestUpstream();
+    }
+
+    @AfterEach
+    void stopUpstream() throws Exception {
+        upstream.close();
+    }
+
+    private Path config(String redisUri, String key) throws Exception {
+        // A generous timeout: a 2-core machine running the build can stall a command for milliseconds.
+        String yaml = """
+                store:
+                  type: redis
+                  uri: %s
+                  timeout: 500ms
+                failure-policy: fail-closed
+                tiers:
+                  - name: free
+                    limits:
+                      - name: per-minute
+                        algorithm: fixed-window
+                        permits: 30
+                        period: 1m
+                api-keys:
+                  keys:
+                    - key: "%s"
+                      tier: free
+                """.formatted(redisUri, key);
+        Path file = dir.resolve("sluice.yaml");
+        Files.writeString(file, yaml, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    private HttpResponse<String> get(int port, String key) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/things"))
+                .header("X-Api-Key", key).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void twoGatewayProcessesOnOneRedisShareOneLimit() throws Exception {
+        String key = "shared-key-" + System.nanoTime();
+        Path file = config(REDIS.uri(), key);
+        try (Gateway inProcess = Gateway.start(new Gateway.Settings(file, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0,
+                Duration.ofSeconds(10), true));
+             GatewayProcess otherJvm = GatewayProcess.start(file, upstream.uri().toString())) {
+            List<Integer> first = new ArrayList<>();
+            List<Integer> second = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                first.add(get(inProcess.port(), key).statusCode());
+                second.add(get(otherJvm.port(), key).statusCode());
+            }
+
+            // 30 per minute over both: each gateway alone would have admitted all of its 30.
+            assertThat(first.stream().filter(status -> status == 200).count()
+                    + second.stream().filter(status -> status == 200).count()).isEqualTo(30);
+            assertThat(first).containsOnly(200, 429);
+            assertThat(second).containsOnly(200, 429);
+            assertThat(upstream.served()).isEqualTo(30);
+            int exit = otherJvm.stop();
+            assertThat(otherJvm.output()).as("exit code %d", exit).contains("sluice gateway: stopped");
+        }
+    }
+
+    @Test
+    void aFailClosedStoreOutageIs503NeverA429AndHealthSaysSo() throws Exception {
+        RedisFixture lost = RedisFixture.standalone().start();
+        String key = "outage-key-" + System.nanoTime();
+        try (Gateway gateway = Gateway.start(new Gateway.Settings(config(lost.uri(), key), upstream.uri(), "127.0.0.1",
+                0, "127.0.0.1", 0, Duration.ofSeconds(10), true))) {
+            assertThat(get(gateway.port(), key).statusCode()).isEqualTo(200);
+
+            lost.close();
+            HttpResponse<String> response = get(gateway.port(), key);
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + gateway.adminPort() + "/health")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.body()).contains(HttpRateLimiter.STORE_UNAVAILABLE);
+            assertThat(response.headers().firstValue("Retry-After")).isEmpty();
+            assertThat(health.statusCode()).isEqualTo(503);
+            assertThat(health.body()).contains("\"status\":\"DOWN\"");
+            assertThat(upstream.served()).isEqualTo(1);
+        } finally {
+            lost.close();
+        }
+    }
+}
