@@ -1,7 +1,12 @@
 package io.sluice.algorithms;
 
+import org.jspecify.annotations.Nullable;
+
 /** Argument checks and arithmetic shared by the algorithms. */
 final class Checks {
+
+    /** What an algorithm reads when no state is stored: no tag, so it is the fresh state. */
+    static final long[] NO_STATE = {};
 
     private Checks() {
     }
@@ -33,7 +38,7 @@ final class Checks {
         }
     }
 
-    static boolean hasTag(long[] state, long tag) {
+    static boolean hasTag(long @Nullable [] state, long tag) {
         return state != null && state.length > 0 && state[0] == tag;
     }
 }

@@ -28,8 +28,9 @@ final class FixedWindow implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
+        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
         long period = limit.periodMicros();
         boolean stored = Checks.hasTag(state, TAG) && state.length == 3;
@@ -40,13 +41,13 @@ final class FixedWindow implements Algorithm, LeaseReturn {
         long windowEndsAfter = windowStart + period - nowMicros;
         if (cost > permits) {
             return Transition.costExceedsCapacity(Math.max(0, permits - count),
-                    count > 0 ? windowEndsAfter : 0, state);
+                    count > 0 ? windowEndsAfter : 0, storedState);
         }
         if (count + cost <= permits) {
             return Transition.allowed(permits - count - cost, windowEndsAfter,
                     new long[] {TAG, windowStart, count + cost});
         }
-        return Transition.denied(Math.max(0, permits - count), windowEndsAfter, windowEndsAfter, state);
+        return Transition.denied(Math.max(0, permits - count), windowEndsAfter, windowEndsAfter, storedState);
     }
 
     /** Takes the tokens off the count while the window is still the one the lease was charged in. */

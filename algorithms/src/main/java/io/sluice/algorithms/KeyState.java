@@ -255,7 +255,9 @@ public final class KeyState {
 
     private void charge(int at, String name, Transition transition, long nowMicros) {
         if (transition.resetAfterMicros() > 0) {
-            put(at, name, transition.state(), nowMicros + transition.resetAfterMicros());
+            // Admitted, so it has a state: Transition.allowed requires one.
+            long[] state = Objects.requireNonNull(transition.state(), "admitted transition's state");
+            put(at, name, state, nowMicros + transition.resetAfterMicros());
         } else if (at >= 0) {
             remove(at);
         }

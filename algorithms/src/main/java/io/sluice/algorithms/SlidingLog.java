@@ -3,6 +3,7 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import org.jspecify.annotations.Nullable;
 
 /**
  * sliding-log (id 2): state {@code [tag, base, t1, s1, t2, s2, ...]}, one entry per distinct
@@ -55,7 +56,7 @@ final class SlidingLog implements Algorithm {
     }
 
     @Override
-    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
         return transition(state, nowMicros, limit, cost, true);
     }
 
@@ -65,8 +66,9 @@ final class SlidingLog implements Algorithm {
      * request has several limits, since another limit may deny it: then copying the log
      * would be wasted, and a denial would cost as much as an admission.
      */
-    Transition transition(long[] state, long nowMicros, Limit limit, long cost, boolean build) {
+    Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost, boolean build) {
         Checks.cost(cost);
+        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
         long period = limit.periodMicros();
         long[] log = Checks.hasTag(state, TAG) && state.length % 2 == 0 ? state : fromFormat1(state);
@@ -79,13 +81,13 @@ final class SlidingLog implements Algorithm {
         long lastTime = empty ? 0 : log[end - 2];
         long allExpireAfter = empty ? 0 : lastTime + period - nowMicros;
         if (cost > permits) {
-            return Transition.costExceedsCapacity(Math.max(0, permits - used), allExpireAfter, state);
+            return Transition.costExceedsCapacity(Math.max(0, permits - used), allExpireAfter, storedState);
         }
         if (used + cost > permits) {
             // The newest entry whose expiry frees enough: the first whose total reaches this.
             int freeing = firstTotalAtLeast(log, first, total + cost - permits);
             return Transition.denied(Math.max(0, permits - used), allExpireAfter,
-                    log[freeing - 1] + period - nowMicros, state);
+                    log[freeing - 1] + period - nowMicros, storedState);
         }
         boolean merge = !empty && lastTime >= nowMicros;
         // Same microsecond, or a clock that went back: add to the newest entry so that times

@@ -35,8 +35,9 @@ final class SlidingWindowCounter implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
+        long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
         long period = limit.periodMicros();
         boolean stored = Checks.hasTag(state, TAG) && state.length == 4;
@@ -56,7 +57,7 @@ final class SlidingWindowCounter implements Algorithm, LeaseReturn {
         long estimate = weights.weighted(previous, elapsed) + current;
         if (cost > permits) {
             return Transition.costExceedsCapacity(Math.max(0, permits - estimate),
-                    resetAfter(weights, windowStart, current, previous, nowMicros), state);
+                    resetAfter(weights, windowStart, current, previous, nowMicros), storedState);
         }
         if (estimate + cost <= permits) {
             long next = current + cost;
@@ -69,7 +70,7 @@ final class SlidingWindowCounter implements Algorithm, LeaseReturn {
                 ? windowStart + Math.max(elapsed, weights.firstFit(previous, room))
                 : windowStart + period + weights.firstFit(current, permits - cost);
         return Transition.denied(Math.max(0, permits - estimate),
-                resetAfter(weights, windowStart, current, previous, nowMicros), retryAt - nowMicros, state);
+                resetAfter(weights, windowStart, current, previous, nowMicros), retryAt - nowMicros, storedState);
     }
 
     private static long resetAfter(Weights weights, long windowStart, long current, long previous,

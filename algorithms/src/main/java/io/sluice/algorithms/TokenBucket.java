@@ -36,7 +36,7 @@ final class TokenBucket implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
         Checks.cost(cost);
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());

@@ -1,5 +1,7 @@
 package io.sluice.api;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A rate-limiting algorithm: a pure, deterministic transition
  * {@code (state, now, limit, cost) -> (decision, new state)}.
@@ -46,5 +48,5 @@ public interface Algorithm {
      * @param cost the tokens this request takes, at least 1
      * @return the decision for this limit and the state to store if the request is admitted
      */
-    Transition transition(long[] state, long nowMicros, Limit limit, long cost);
+    Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost);
 }

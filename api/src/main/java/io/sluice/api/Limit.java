@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -168,7 +169,7 @@ public final class Limit {
     }
 
     private static String defaultName(Algorithm algorithm, long permits, Duration period) {
-        return algorithm.name() + ":" + permits + "/" + period.toString().substring(2).toLowerCase();
+        return algorithm.name() + ":" + permits + "/" + period.toString().substring(2).toLowerCase(Locale.ROOT);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One limit's answer to one request: the result of {@link Algorithm#transition}.
@@ -16,10 +17,10 @@ public final class Transition {
     private final long remaining;
     private final long resetAfterMicros;
     private final long retryAfterMicros;
-    private final long[] state;
+    private final long @Nullable [] state;
 
     private Transition(boolean allowed, boolean costExceedsCapacity, long remaining,
-                       long resetAfterMicros, long retryAfterMicros, long[] state) {
+                       long resetAfterMicros, long retryAfterMicros, long @Nullable [] state) {
         this.allowed = allowed;
         this.costExceedsCapacity = costExceedsCapacity;
         this.remaining = remaining;
@@ -36,12 +37,13 @@ public final class Transition {
 
     /** A request denied now that the same cost could pass after {@code retryAfterMicros}. */
     public static Transition denied(long remaining, long resetAfterMicros, long retryAfterMicros,
-                                    long[] state) {
+                                    long @Nullable [] state) {
         return new Transition(false, false, remaining, resetAfterMicros, retryAfterMicros, state);
     }
 
     /** A request whose cost is above the limit's capacity: it can never pass. */
-    public static Transition costExceedsCapacity(long remaining, long resetAfterMicros, long[] state) {
+    public static Transition costExceedsCapacity(long remaining, long resetAfterMicros,
+                                                 long @Nullable [] state) {
         return new Transition(false, true, remaining, resetAfterMicros, 0, state);
     }
 
@@ -75,7 +77,7 @@ public final class Transition {
      * what they have (a denied request consumes nothing); the value is then the input
      * state, possibly {@code null}.
      */
-    public long[] state() {
+    public long @Nullable [] state() {
         return state;
     }
 

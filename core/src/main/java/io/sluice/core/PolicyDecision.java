@@ -5,6 +5,7 @@ import io.sluice.api.Limit;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A policy's answer to one {@link ApiRequest}. Immutable.
@@ -20,14 +21,14 @@ public final class PolicyDecision {
     private final boolean allowed;
     private final boolean shadowDenied;
     private final boolean unknownKey;
-    private final Decision decision;
-    private final String tier;
-    private final String endpoint;
+    private final @Nullable Decision decision;
+    private final @Nullable String tier;
+    private final @Nullable String endpoint;
     private final long cost;
     private final List<Limit> limits;
 
-    PolicyDecision(boolean allowed, boolean shadowDenied, boolean unknownKey, Decision decision, String tier,
-                   String endpoint, long cost, List<Limit> limits) {
+    PolicyDecision(boolean allowed, boolean shadowDenied, boolean unknownKey, @Nullable Decision decision,
+                   @Nullable String tier, @Nullable String endpoint, long cost, List<Limit> limits) {
         this.allowed = allowed;
         this.shadowDenied = shadowDenied;
         this.unknownKey = unknownKey;

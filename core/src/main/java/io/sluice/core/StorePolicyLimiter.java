@@ -80,13 +80,15 @@ final class StorePolicyLimiter implements PolicyLimiter {
     }
 
     private CompletionStage<PolicyDecision> run(PolicyConfig policy, PolicyConfig.Resolution resolution, int index,
-                                                Decision tightest) {
-        Plan plan = resolution.plan();
+                                                @Nullable Decision tightest) {
+        // Run only for a resolution with a plan, which then has a client key too.
+        Plan plan = Objects.requireNonNull(resolution.plan(), "plan");
         if (index == plan.steps().size()) {
             return CompletableFuture.completedFuture(decision(true, false, resolution, tightest));
         }
         Plan.Step step = plan.steps().get(index);
-        String key = step.globalKey() != null ? step.globalKey() : resolution.clientKey();
+        String key = step.globalKey() != null ? step.globalKey()
+                : Objects.requireNonNull(resolution.clientKey(), "clientKey");
         return store.tryAcquire(key, step.limits(), plan.cost(), step.shadow()).thenCompose(stepDecision -> {
             if (!stepDecision.allowed()) {
                 // A shadow step reports its denial but lets the request through.
@@ -119,8 +121,8 @@ final class StorePolicyLimiter implements PolicyLimiter {
     }
 
     private static PolicyDecision decision(boolean allowed, boolean shadowDenied, PolicyConfig.Resolution resolution,
-                                           Decision decision) {
-        Plan plan = resolution.plan();
+                                           @Nullable Decision decision) {
+        Plan plan = Objects.requireNonNull(resolution.plan(), "plan");
         return new PolicyDecision(allowed, shadowDenied, resolution.unknownKey(), decision, plan.tier().name(),
                 plan.endpoint() == null ? null : plan.endpoint().name(), plan.cost(), plan.limits());
     }

@@ -145,7 +145,7 @@ final class AdminHandler extends Handler.Abstract.NonBlocking {
             PolicyLimiter limiter = PolicyLimiter.builder().config(config.current()).store(scratch).build();
             verdict = HttpRateLimiter.custom(limiter).identity(gatewayConfig.identity()).build().decide(explained);
         } catch (IllegalArgumentException e) {
-            json(response, callback, 400, "{\"error\":" + quoted(e.getMessage()) + "}");
+            json(response, callback, 400, "{\"error\":" + quoted(String.valueOf(e.getMessage())) + "}");
             return;
         }
         StringBuilder out = new StringBuilder("{");

@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -38,7 +40,7 @@ final class CheckConfigCommand implements Callable<Integer> {
     public Integer call() {
         PolicyCheck policy = PolicyConfig.check(file);
         List<PolicyProblem> problems = new ArrayList<>(policy.problems());
-        GatewayConfig gateway = null;
+        @Nullable GatewayConfig gateway = null;
         try {
             gateway = GatewayConfig.load(file);
         } catch (GatewayConfigException e) {
@@ -52,6 +54,8 @@ final class CheckConfigCommand implements Callable<Integer> {
             return 1;
         }
         PrintWriter out = spec.commandLine().getOut();
+        // Loaded: otherwise its problem was reported above.
+        Objects.requireNonNull(gateway, "gateway");
         out.println(file + ": OK: " + policy.config().orElseThrow() + ", store " + gateway.store().kind()
                 + (gateway.store().mode() == null ? "" : " " + gateway.store().mode()));
         out.flush();

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -49,7 +50,7 @@ final class DecisionRecorder {
 
     void record(HttpVerdict verdict, long nanos) {
         decisionTime.record(nanos, TimeUnit.NANOSECONDS);
-        outcomes.get(verdict.outcome()).increment();
+        Objects.requireNonNull(outcomes.get(verdict.outcome()), "outcome counter").increment();
         String client = verdict.client();
         if (verdict.outcome() == HttpVerdict.Outcome.DENIED || verdict.outcome() == HttpVerdict.Outcome.UNAUTHORIZED) {
             topDenied.record(client);

@@ -24,6 +24,7 @@ final class DemoHints {
     private DemoHints() {
     }
 
+    @SuppressWarnings("NullAway") // untyped YAML: a missing field fails below and is caught as no hint
     static void print(PrintWriter out, Path config, int port, int adminPort) {
         String key = "YOUR-API-KEY";
         long calls = 10;
@@ -54,6 +55,7 @@ final class DemoHints {
     }
 
     /** One more call than the smallest capacity of the tier's limits, so the last ones are denied. */
+    @SuppressWarnings("NullAway") // untyped YAML: a missing field fails, and the caller catches it
     private static long callsToExhaust(Map<?, ?> root, String tierName) {
         long smallest = MOST_CALLS;
         for (Object tier : (List<?>) root.get("tiers")) {

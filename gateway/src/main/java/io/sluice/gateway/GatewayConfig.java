@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -138,7 +139,7 @@ record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFam
                     throw error(node, "a redis store needs either uri (one server) or cluster (seed nodes), not both");
                 }
                 uris.addAll(fields.containsKey("uri") ? List.of(scalar(fields.get("uri")))
-                        : list(fields.get("cluster")));
+                        : list(Objects.requireNonNull(fields.get("cluster"), "cluster")));
                 mode = fields.containsKey("cluster") ? "cluster" : "standalone";
             }
             List<String> addresses = fields.containsKey("addresses") ? list(fields.get("addresses")) : List.of();
@@ -215,8 +216,10 @@ record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFam
             return values;
         }
 
-        GatewayConfigException error(Node node, String reason) {
-            return new GatewayConfigException(file, node.getStartMark().getLine() + 1, reason);
+        /** An error at {@code node}; {@code reason} may be an exception's missing message. */
+        GatewayConfigException error(@Nullable Node node, @Nullable String reason) {
+            return new GatewayConfigException(file, node == null ? 1 : node.getStartMark().getLine() + 1,
+                    Objects.toString(reason, "invalid value"));
         }
     }
 }

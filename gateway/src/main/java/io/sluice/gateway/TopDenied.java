@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The most denied clients, in bounded memory whatever the number of clients: the Space-Saving
@@ -47,7 +48,7 @@ final class TopDenied {
                 // Replace the smallest: the newcomer inherits its count as the bound of its error.
                 String smallest = Collections.min(counters.entrySet(),
                         Comparator.comparingLong((Map.Entry<String, Counter> entry) -> entry.getValue().count)).getKey();
-                counter = counters.remove(smallest);
+                counter = Objects.requireNonNull(counters.remove(smallest), "smallest counter");
                 counter.error = counter.count;
             }
             counters.put(client, counter);

@@ -1,5 +1,7 @@
 package io.sluice.jmh;
 
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Param;
 
 /**
@@ -13,7 +15,7 @@ public class HazelcastBenchmark extends DecisionBenchmark {
     @Param
     public HazelcastImpl impl;
 
-    private HazelcastCluster cluster;
+    private @Nullable HazelcastCluster cluster;
 
     @Override
     protected Limiter createLimiter(LimitShape shape) {
@@ -23,7 +25,9 @@ public class HazelcastBenchmark extends DecisionBenchmark {
 
     @Override
     protected String[] keys(KeyPattern pattern) {
-        return pattern.keys(cluster::ownedByRemote);
+        // Drawn after createLimiter started the cluster.
+        HazelcastCluster started = Objects.requireNonNull(cluster, "cluster");
+        return pattern.keys(started::ownedByRemote);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.sluice.jmh;
 
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Param;
 
 /**
@@ -12,7 +14,7 @@ public class IgniteBenchmark extends DecisionBenchmark {
     @Param
     public IgniteImpl impl;
 
-    private IgniteCluster cluster;
+    private @Nullable IgniteCluster cluster;
 
     @Override
     protected Limiter createLimiter(LimitShape shape) {
@@ -22,7 +24,9 @@ public class IgniteBenchmark extends DecisionBenchmark {
 
     @Override
     protected String[] keys(KeyPattern pattern) {
-        return pattern.keys(key -> cluster.primaryOnRemote(IgniteImpl.CACHE, key));
+        // Drawn after createLimiter started the cluster.
+        IgniteCluster started = Objects.requireNonNull(cluster, "cluster");
+        return pattern.keys(key -> started.primaryOnRemote(IgniteImpl.CACHE, key));
     }
 
     @Override

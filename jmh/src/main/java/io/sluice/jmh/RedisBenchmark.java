@@ -1,6 +1,7 @@
 package io.sluice.jmh;
 
 import io.sluice.testkit.redis.RedisFixture;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Param;
 
 /**
@@ -18,7 +19,7 @@ public class RedisBenchmark extends DecisionBenchmark {
     @Param
     public RedisTopology topology;
 
-    private RedisFixture redis;
+    private @Nullable RedisFixture redis;
 
     @Override
     protected Limiter createLimiter(LimitShape shape) {

@@ -9,6 +9,7 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The floor of a Hazelcast decision: a minimal token bucket ({@code [tokens, last refill]} as
@@ -81,7 +82,7 @@ final class TokenBucketFloorProcessor implements EntryProcessor<String, long[], 
     /** Creates the processor on the member that receives it. */
     static final class Factory implements DataSerializableFactory {
         @Override
-        public IdentifiedDataSerializable create(int typeId) {
+        public @Nullable IdentifiedDataSerializable create(int typeId) {
             return typeId == CLASS_ID ? new TokenBucketFloorProcessor() : null;
         }
     }

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What every store must decide, computed the plainest way: a map of each key's per-limit
@@ -34,7 +35,9 @@ final class ReferenceModel {
         if (decision.allowed()) {
             for (int i = 0; i < limits.size(); i++) {
                 Transition transition = transitions.get(i);
-                limitStates.put(limits.get(i).name(), new HeldState(limits.get(i), transition.state(),
+                // Admitted, so it has a state: Transition.allowed requires one.
+                long[] state = Objects.requireNonNull(transition.state(), "admitted transition's state");
+                limitStates.put(limits.get(i).name(), new HeldState(limits.get(i), state,
                         nowMicros + transition.resetAfterMicros()));
             }
         }

@@ -687,6 +687,7 @@ public abstract class StoreConformance {
     // ---- bad input -------------------------------------------------------------------------
 
     @Example
+    @SuppressWarnings("NullAway") // passes null keys on purpose: they must be NullPointerExceptions
     void badRequestsGetTheDocumentedExceptions() {
         Fixture fixture = fixture();
         RateLimiter limiter = RateLimiter.builder()

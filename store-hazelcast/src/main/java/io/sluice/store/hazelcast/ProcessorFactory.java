@@ -2,6 +2,7 @@ package io.sluice.store.hazelcast;
 
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates this store's entry processors when a member reads them. Registered under
@@ -20,7 +21,7 @@ final class ProcessorFactory implements DataSerializableFactory {
     static final int LEASE_LIMITS = 4;
 
     @Override
-    public IdentifiedDataSerializable create(int typeId) {
+    public @Nullable IdentifiedDataSerializable create(int typeId) {
         switch (typeId) {
             case APPLY_LIMITS:
                 return new ApplyLimits();

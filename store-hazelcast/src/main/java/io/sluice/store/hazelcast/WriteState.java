@@ -53,7 +53,7 @@ final class WriteState implements EntryProcessor<String, byte[], long[]>, Identi
     }
 
     @Override
-    public long[] process(Map.Entry<String, byte[]> entry) {
+    public long @Nullable [] process(Map.Entry<String, byte[]> entry) {
         if (value == null) {
             entry.setValue(null);
         } else if (ttlSeconds == NO_TTL) {

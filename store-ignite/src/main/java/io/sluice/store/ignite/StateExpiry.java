@@ -3,6 +3,7 @@ package io.sluice.store.ignite;
 import java.util.concurrent.TimeUnit;
 import javax.cache.expiry.Duration;
 import javax.cache.expiry.ExpiryPolicy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The cache's expiry policy: each write keeps a key exactly as long as its state matters.
@@ -54,7 +55,7 @@ final class StateExpiry implements ExpiryPolicy {
     }
 
     @Override
-    public Duration getExpiryForAccess() {
+    public @Nullable Duration getExpiryForAccess() {
         // Reading a state (a denied request) never extends its life.
         return null;
     }

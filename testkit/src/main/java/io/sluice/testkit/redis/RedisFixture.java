@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -115,7 +116,7 @@ public final class RedisFixture implements BeforeAllCallback, AfterAllCallback, 
      *
      * @throws RedisReplyException when Redis answers with an error
      */
-    public Object command(int index, String... command) {
+    public @Nullable Object command(int index, String... command) {
         RedisProcess server;
         synchronized (this) {
             checkStarted();

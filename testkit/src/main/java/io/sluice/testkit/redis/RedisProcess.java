@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /** One {@code redis-server} process on a loopback port, without persistence. */
 final class RedisProcess {
@@ -38,7 +39,7 @@ final class RedisProcess {
     private final boolean clusterNode;
     private final Path directory;
     private final int port;
-    private Process process;
+    private @Nullable Process process;
 
     private RedisProcess(RedisBinary binary, boolean clusterNode, Path directory, int port) {
         this.binary = binary;
@@ -73,7 +74,7 @@ final class RedisProcess {
     }
 
     /** Sends one command to this server; see {@link Resp#call}. */
-    Object call(String... command) {
+    @Nullable Object call(String... command) {
         try {
             return Resp.call(HOST, port, command);
         } catch (IOException e) {
@@ -139,21 +140,23 @@ final class RedisProcess {
                     "--cluster-node-timeout", "5000"));
         }
         Path log = directory.resolve("redis.log");
+        Process started;
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
+            started = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + command, e);
         }
-        RUNNING.add(process);
-        awaitReady(log);
+        process = started;
+        RUNNING.add(started);
+        awaitReady(started, log);
     }
 
-    private void awaitReady(Path log) {
+    private void awaitReady(Process started, Path log) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MILLIS);
         while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                RUNNING.remove(process);
+            if (!started.isAlive()) {
+                RUNNING.remove(started);
                 process = null;
                 throw new IllegalStateException("redis-server on port " + port + " exited: " + tail(log));
             }

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The few Redis commands the fixture itself sends (PING, CLUSTER MEET, CLUSTER ADDSLOTS,
@@ -30,7 +31,7 @@ final class Resp {
      * @throws RedisReplyException when Redis answers with an error
      * @throws IOException when Redis cannot be reached
      */
-    static Object call(String host, int port, String... command) throws IOException {
+    static @Nullable Object call(String host, int port, String... command) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), TIMEOUT_MILLIS);
             socket.setSoTimeout(TIMEOUT_MILLIS);
@@ -57,7 +58,7 @@ final class Resp {
         bytes.writeBytes(text.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private static Object read(InputStream in) throws IOException {
+    private static @Nullable Object read(InputStream in) throws IOException {
         int type = in.read();
         String line = readLine(in);
         switch (type) {
