@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -90,7 +91,7 @@ final class LeaseConformance {
             clock.advanceMicros(step.advanceMicros());
             long now = clock.nowMicros();
             String key = keys.get(step.key());
-            KeyState expected = reference.get(key);
+            KeyState expected = Objects.requireNonNull(reference.get(key), "the reference state of every key");
             String what = String.format("step %d of %d (%s %s) at %dus on key %d, limits %s", i,
                     scenario.steps().size(), run.operations().get(i), step, now, step.key(), limits);
             switch (run.operations().get(i)) {
@@ -108,10 +109,12 @@ final class LeaseConformance {
                 case GIVE_BACK -> {
                     Lease lease = outstanding.get(key);
                     if (lease != null) {
-                        long back = Math.min(step.cost(), unused.get(key));
-                        await.apply(store.giveBack(key, limits, lease, back));
+                        long left = unused.getOrDefault(key, 0L);
+                        long back = Math.min(step.cost(), left);
+                        assertThat(await.apply(store.giveBack(key, limits, lease, back)))
+                                .as("%s: a give-back completes", what).isNull();
                         expected.giveBack(limits, now, lease.takenAtMicros(), back);
-                        unused.put(key, unused.get(key) - back);
+                        unused.put(key, left - back);
                     }
                 }
             }
@@ -141,7 +144,8 @@ final class LeaseConformance {
         clock.setMicros(StoreConformance.startMicros());
         Lease lease = (Lease) await.apply(store.lease(key, List.of(bucket, window), 10));
         assertThat(lease.tokens()).as("a lease of 10 on fresh %s and %s", bucket, window).isEqualTo(10);
-        await.apply(store.giveBack(key, List.of(bucket, window), lease, 4));
+        assertThat(await.apply(store.giveBack(key, List.of(bucket, window), lease, 4))).as("a give-back completes")
+                .isNull();
         assertThat(((Lease) await.apply(store.lease(key, List.of(bucket, window), 10))).tokens())
                 .as("a lease after 4 of 10 leased tokens were given back in the same window, no time passed: "
                         + "exactly those 4").isEqualTo(4);
@@ -149,8 +153,10 @@ final class LeaseConformance {
         String next = newKey.get();
         Lease inWindow = (Lease) await.apply(store.lease(next, List.of(window), 10));
         clock.advance(Duration.ofHours(1));
-        await.apply(store.tryAcquire(next, List.of(window), 5));
-        await.apply(store.giveBack(next, List.of(window), inWindow, 10));
+        assertThat(((Decision) await.apply(store.tryAcquire(next, List.of(window), 5))).allowed())
+                .as("a request of 5 in a fresh window of %s", window).isTrue();
+        assertThat(await.apply(store.giveBack(next, List.of(window), inWindow, 10))).as("a give-back completes")
+                .isNull();
         assertThat(((Lease) await.apply(store.lease(next, List.of(window), 20))).tokens())
                 .as("%s: 10 tokens leased in one window, a request of 5 in the next, then the 10 given back: a "
                         + "lease must get the 5 left in the new window (more: the old window's tokens were given "

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -847,7 +848,7 @@ public abstract class StoreConformance {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
         } catch (ExecutionException e) {
-            return e.getCause();
+            return Objects.requireNonNullElse(e.getCause(), e);
         } catch (TimeoutException e) {
             throw new AssertionError("the store did not answer within " + CALL_TIMEOUT, e);
         }
