@@ -43,7 +43,8 @@ final class TokenBucket implements Algorithm, LeaseReturn {
         long capacity = rate.units(burst);
         long stored = storedUnits(state, rate, burst);
         long units = stored < 0 ? capacity : stored;
-        long last = stored < 0 ? nowMicros : state[2];
+        // state is null only when stored < 0; the null test is for NullAway.
+        long last = stored < 0 || state == null ? nowMicros : state[2];
         if (nowMicros > last) {
             // Capped at the time to fill, so that the product stays below the capacity.
             long elapsed = nowMicros - last;
@@ -76,7 +77,7 @@ final class TokenBucket implements Algorithm, LeaseReturn {
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
         long stored = storedUnits(state, rate, burst);
-        if (stored < 0) {
+        if (stored < 0 || state == null) {
             return null;
         }
         long capacity = rate.units(burst);

@@ -47,7 +47,7 @@ final class LocalLeases {
         this.entries = Caffeine.newBuilder()
                 .maximumSize(policy.maxKeys)
                 .executor(Runnable::run)
-                .removalListener((Key key, Entry entry, RemovalCause cause) -> {
+                .removalListener((@Nullable Key key, @Nullable Entry entry, RemovalCause cause) -> {
                     if (key != null && entry != null && cause.wasEvicted()) {
                         Unused unused = entry.end();
                         if (unused != null) {

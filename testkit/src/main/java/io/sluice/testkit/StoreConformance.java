@@ -13,6 +13,7 @@ import io.sluice.api.StoreCapabilities;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -847,7 +848,7 @@ public abstract class StoreConformance {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);
         } catch (ExecutionException e) {
-            return e.getCause();
+            return Objects.requireNonNull(e.getCause(), "the failure's cause");
         } catch (TimeoutException e) {
             throw new AssertionError("the store did not answer within " + CALL_TIMEOUT, e);
         }
