@@ -73,6 +73,8 @@ final class LeaseConformance {
     }
 
     /** Runs the try's steps on the store and on {@link KeyState}s, which every answer must equal. */
+    // The reference's maps hold every key a step uses; a give-back's acknowledgement is awaited, not read.
+    @SuppressWarnings({"NullAway", "ReturnValueIgnored"})
     void matchesTheReference(ScenarioWithOperations run, long startMicros) {
         Scenario scenario = run.scenario();
         List<Limit> limits = scenario.limits();
@@ -137,6 +139,7 @@ final class LeaseConformance {
     }
 
     /** Give-backs in the lease's window, after it, and of more tokens than were leased. */
+    @SuppressWarnings("ReturnValueIgnored") // calls whose acknowledgement is awaited, not read
     void givenBackTokensNeverOverAdmit() {
         Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofHours(1)).named("bucket");
         Limit window = Limit.of(Algorithms.FIXED_WINDOW, 10, Duration.ofHours(1)).named("window");
