@@ -6,8 +6,10 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
+import io.sluice.algorithms.LeaseArguments;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
@@ -80,7 +82,7 @@ final class LettuceStore implements Store {
 
     @Override
     public StoreCapabilities capabilities() {
-        return new StoreCapabilities(true, true, true);
+        return new StoreCapabilities(true, true, true, true);
     }
 
     @Override
@@ -156,6 +158,59 @@ final class LettuceStore implements Store {
     }
 
     @Override
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        try {
+            LeaseArguments.checkLease(limits, maxTokens);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String hashTag = RedisKeys.hashTag(key);
+        String[] keys = new String[1 + limits.size()];
+        keys[0] = RedisKeys.PREFIX + hashTag;
+        for (int i = 0; i < limits.size(); i++) {
+            keys[1 + i] = RedisKeys.version1Key(hashTag, limits.get(i).name());
+        }
+        String[] args = leasingArgs(limits, maxTokens);
+        return this.<List<Object>, Lease>run(LuaScript.LEASE, ScriptOutputType.MULTI, keys, args,
+                reply -> lease(limits, reply));
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        try {
+            LeaseArguments.checkGiveBack(limits, lease, unusedTokens);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (unusedTokens == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String[] keys = {RedisKeys.key(key)};
+        String[] args = leasingArgs(limits, unusedTokens, lease.takenAtMicros());
+        return this.<Long, Void>run(LuaScript.GIVE_BACK, ScriptOutputType.INTEGER, keys, args, written -> null);
+    }
+
+    /** The clock, the lease's or give-back's numbers, then per limit: name, algorithm id, permits, burst, period. */
+    private String[] leasingArgs(List<Limit> limits, long... numbers) {
+        int head = 1 + numbers.length;
+        String[] args = new String[head + ARGS_PER_LIMIT * limits.size()];
+        args[0] = clock();
+        for (int i = 0; i < numbers.length; i++) {
+            args[1 + i] = Long.toString(numbers[i]);
+        }
+        for (int i = 0; i < limits.size(); i++) {
+            Limit limit = limits.get(i);
+            int a = head + ARGS_PER_LIMIT * i;
+            args[a] = limit.name();
+            args[a + 1] = Integer.toString(algorithmId(limit));
+            args[a + 2] = Long.toString(limit.permits());
+            args[a + 3] = Long.toString(limit.burst());
+            args[a + 4] = Long.toString(limit.periodMicros());
+        }
+        return args;
+    }
+
+    @Override
     public void close() {
         deadlines.close();
         closer.run();
@@ -172,6 +227,9 @@ final class LettuceStore implements Store {
         long deadline = System.nanoTime() + bound.toNanos();
         try {
             commands.scriptLoad(LuaScript.DECIDE.body()).get(bound.toNanos(), TimeUnit.NANOSECONDS);
+            for (LuaScript leasing : List.of(LuaScript.LEASE, LuaScript.GIVE_BACK)) {
+                commands.scriptLoad(leasing.body()).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
             String[] keys = {RedisKeys.key(WARM_UP_IDENTITY)};
             String[] args = {clock(), "1"};
             for (int i = 0; i < WARM_UP_CALLS; i++) {
@@ -317,6 +375,14 @@ final class LettuceStore implements Store {
         return limit.algorithm().id();
     }
 
+
+    /** The lease lease.lua answered: tokens, time, then the decision's fields per limit. */
+    private static Lease lease(List<Limit> limits, List<Object> reply) {
+        if (reply.size() < 2) {
+            throw new StoreUnavailableException("unexpected reply from the Redis lease script: " + reply);
+        }
+        return new Lease((Long) reply.get(0), (Long) reply.get(1), decision(limits, reply.subList(2, reply.size())));
+    }
 
     private static Decision decision(List<Limit> limits, List<Object> reply) {
         if (reply.size() != REPLY_FIELDS * limits.size()) {

@@ -18,6 +18,13 @@ final class LuaScript {
     static final LuaScript DECIDE = concatenate("common.lua", "fixed-window.lua", "sliding-log.lua",
             "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua", "decide.lua");
 
+    /** The leasable algorithms (no sliding log) and the driver that takes a lease of a client's limits. */
+    static final LuaScript LEASE = concatenate("common.lua", "fixed-window.lua", "sliding-window-counter.lua",
+            "token-bucket.lua", "gcra.lua", "store-entries.lua", "lease.lua");
+
+    /** What gives back the unused tokens of a lease (each algorithm's give-back is in it). */
+    static final LuaScript GIVE_BACK = concatenate("common.lua", "store-entries.lua", "give-back.lua");
+
     private final String body;
     private final String sha1;
 

@@ -1,0 +1,272 @@
+package io.sluice.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.KeyState;
+import io.sluice.api.Algorithm;
+import io.sluice.api.Lease;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.Transition;
+import io.sluice.testkit.VirtualClock;
+import io.sluice.testkit.redis.RedisFixture;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * For random limits of the leasable algorithms, random states and random leases, lease.lua
+ * and give-back.lua do exactly what {@link KeyState#lease} and {@link KeyState#giveBack} do:
+ * the same lease (tokens, time, decision) and, after the lease and after a give-back later on
+ * (in the lease's window or another), the same states with the same expiries, byte for byte
+ * in {@link KeyState}'s encoding. One to three limits of mixed algorithms per case.
+ */
+class ScriptLeaseDifferentialIT {
+
+    private static final long FAR_FUTURE = 1L << 52;
+    private static final List<Algorithm> LEASABLE = List.of(Algorithms.FIXED_WINDOW,
+            Algorithms.SLIDING_WINDOW_COUNTER, Algorithms.TOKEN_BUCKET, Algorithms.GCRA);
+    private static final long[] PERIODS = {1, 3, 10, 1_000, 999_983, 1_000_000, 60_000_000,
+        3_600_000_000L, 86_400_000_000L, 366 * 86_400_000_000L};
+    private static final long[] PERMITS = {1, 2, 3, 7, 10, 100, 1_000, 1_000_000, 1_000_000_000};
+
+    private static final RedisFixture redis = RedisFixture.standalone();
+    private static RedisClient client;
+    private static StatefulRedisConnection<byte[], byte[]> connection;
+    private static RedisCommands<byte[], byte[]> raw;
+    private static final VirtualClock clock = new VirtualClock(0);
+    private static Store store;
+
+    @BeforeContainer
+    static void start() {
+        redis.start();
+        client = RedisClient.create(redis.uri());
+        connection = client.connect(ByteArrayCodec.INSTANCE);
+        raw = connection.sync();
+        store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
+                .clockForTesting(clock).build();
+    }
+
+    @AfterContainer
+    static void stop() {
+        if (store != null) {
+            store.close();
+        }
+        if (connection != null) {
+            connection.close();
+        }
+        if (client != null) {
+            client.shutdown();
+        }
+        redis.close();
+    }
+
+    @Property(tries = 1500)
+    void leaseAndGiveBackMatchKeyState(@ForAll("cases") Case request) {
+        String identity = "client-" + Long.toHexString(new Random().nextLong());
+        byte[] key = RedisKeys.key(identity).getBytes(StandardCharsets.UTF_8);
+        Map<String, StoredValue.Entry> before = new LinkedHashMap<>();
+        for (int i = 0; i < request.limits.size(); i++) {
+            if (request.states.get(i) != null) {
+                before.put(request.limits.get(i).name(), new StoredValue.Entry(FAR_FUTURE, request.states.get(i)));
+            }
+        }
+        if (before.isEmpty()) {
+            raw.del(key);
+        } else {
+            raw.set(key, StoredValue.encode(before, request.now));
+        }
+        KeyState reference = KeyState.decode(keyState(before, request.now));
+
+        Lease expected = reference.lease(request.limits, request.now, request.maxTokens);
+        clock.setMicros(request.now);
+        Lease lease = store.lease(identity, request.limits, request.maxTokens).toCompletableFuture().join();
+
+        assertThat(lease).as("lease").isEqualTo(expected);
+        assertThat(held(key, request.now)).as("states after the lease").isEqualTo(reference.encode());
+        if (lease.tokens() == 0) {
+            return;
+        }
+
+        long unused = request.unusedShare == 0 ? 0 : Math.max(1, (long) (lease.tokens() * request.unusedShare));
+        Lease givenBack = new Lease(lease.tokens(), request.now - request.takenEarlierBy, lease.decision());
+        long later = request.now + request.later;
+        byte[] leased = raw.get(key);
+        clock.setMicros(later);
+        store.giveBack(identity, request.limits, givenBack, unused).toCompletableFuture().join();
+        if (unused == 0) {
+            assertThat(raw.get(key)).as("untouched by giving back nothing").isEqualTo(leased);
+            return;
+        }
+        reference.giveBack(request.limits, later, givenBack.takenAtMicros(), unused);
+
+        assertThat(held(key, later)).as("states after giving back " + unused + " at +" + request.later)
+                .isEqualTo(reference.encode());
+    }
+
+    @Provide
+    Arbitrary<Case> cases() {
+        return Arbitraries.randomValue(random -> Case.random(random, 1 + random.nextInt(3)));
+    }
+
+    /** The client's value in Redis as a {@link KeyState} encoding, without the states expired at {@code now}. */
+    private static byte[] held(byte[] key, long now) {
+        byte[] value = raw.get(key);
+        Map<String, StoredValue.Entry> entries = new LinkedHashMap<>();
+        if (value != null) {
+            StoredValue.decode(value).forEach((name, entry) -> {
+                if (entry.expiresAt() > now) {
+                    entries.put(name, entry);
+                }
+            });
+        }
+        return keyState(entries, now);
+    }
+
+    /** {@link KeyState}'s encoding of these entries (format 1: varints, zig-zag for signed ones). */
+    private static byte[] keyState(Map<String, StoredValue.Entry> entries, long now) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(1);
+        writeUnsigned(out, entries.size());
+        entries.forEach((name, entry) -> {
+            byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+            writeUnsigned(out, bytes.length);
+            out.write(bytes, 0, bytes.length);
+            writeUnsigned(out, zigZag(entry.expiresAt()));
+            writeUnsigned(out, entry.state().length);
+            for (long value : entry.state()) {
+                writeUnsigned(out, zigZag(value));
+            }
+        });
+        return out.toByteArray();
+    }
+
+    private static long zigZag(long value) {
+        return (value << 1) ^ (value >> 63);
+    }
+
+    private static void writeUnsigned(ByteArrayOutputStream out, long value) {
+        long rest = value;
+        while ((rest & ~0x7FL) != 0) {
+            out.write((int) ((rest & 0x7F) | 0x80));
+            rest >>>= 7;
+        }
+        out.write((int) rest);
+    }
+
+    /** Limits, their states before the lease, the lease, and the give-back after it. */
+    static final class Case {
+        final List<Limit> limits = new ArrayList<>();
+        final List<long[]> states = new ArrayList<>();
+        long now;
+        long maxTokens;
+        /** The share of the lease's tokens given back (0: none). */
+        double unusedShare;
+        /** How long after the lease the tokens are given back. */
+        long later;
+        /** How much earlier than it really was the give-back says the lease was taken (another window). */
+        long takenEarlierBy;
+
+        static Case random(Random random, int limitCount) {
+            Case request = new Case();
+            request.now = random.nextInt(4) == 0 ? random.nextInt(10_000_000)
+                    : 1_764_000_000_000_000L + (long) (random.nextDouble() * 400 * 86_400_000_000L);
+            long shortestPeriod = Long.MAX_VALUE;
+            long largestCapacity = 1;
+            for (int i = 0; i < limitCount; i++) {
+                Algorithm algorithm = LEASABLE.get(random.nextInt(LEASABLE.size()));
+                Limit limit = randomLimit(random, algorithm).named("limit-" + i);
+                request.limits.add(limit);
+                shortestPeriod = Math.min(shortestPeriod, limit.periodMicros());
+                largestCapacity = Math.max(largestCapacity, limit.burst());
+                Limit writtenUnder = random.nextInt(5) == 0 ? randomLimit(random, algorithm) : limit;
+                request.states.add(history(random, writtenUnder, request.now));
+            }
+            int choice = random.nextInt(10);
+            request.maxTokens = choice == 0 ? Long.MAX_VALUE / 3
+                    : choice == 1 ? 1
+                    : 1 + (long) (random.nextDouble() * Math.min(2 * largestCapacity, 1_000_000));
+            request.unusedShare = random.nextInt(5) == 0 ? 0 : random.nextDouble() * 1.0000001;
+            request.later = random.nextInt(4) == 0 ? 0 : (long) (random.nextDouble() * 1.5 * shortestPeriod);
+            request.takenEarlierBy = random.nextInt(5) == 0 ? (long) (random.nextDouble() * 2 * shortestPeriod) : 0;
+            return request;
+        }
+
+        private static Limit randomLimit(Random random, Algorithm algorithm) {
+            long period = random.nextBoolean() ? PERIODS[random.nextInt(PERIODS.length)]
+                    : 1 + (long) (random.nextDouble() * 100_000_000_000L);
+            long permits = random.nextBoolean() ? PERMITS[random.nextInt(PERMITS.length)] : 1 + random.nextInt(1_000);
+            Limit limit;
+            try {
+                limit = Limit.of(algorithm, permits, Duration.of(period, ChronoUnit.MICROS));
+            } catch (IllegalArgumentException notEnforceable) {
+                return randomLimit(random, algorithm);
+            }
+            if (algorithm == Algorithms.TOKEN_BUCKET || algorithm == Algorithms.GCRA) {
+                long burst = random.nextBoolean() ? 1 + (long) (random.nextDouble() * permits * 2) : 1 + random.nextInt(20);
+                try {
+                    return limit.withBurst(Math.min(burst, Limit.MAX_PERMITS));
+                } catch (IllegalArgumentException bucketTooLarge) {
+                    return limit.withBurst(1);
+                }
+            }
+            return limit;
+        }
+
+        /** The state after a few requests up to about {@code now}; sometimes malformed or after {@code now}. */
+        private static long[] history(Random random, Limit limit, long now) {
+            int requests = random.nextInt(4) == 0 ? 0 : random.nextInt(15);
+            long span = Math.min(3 * limit.periodMicros(), 100_000_000_000L);
+            long t = Math.max(0, now - (long) (random.nextDouble() * span));
+            long[] state = null;
+            for (int i = 0; i < requests; i++) {
+                long cost = 1 + (long) (random.nextDouble() * Math.max(1, Math.min(limit.burst(), 1_000) / 2));
+                Transition transition = limit.algorithm().transition(state, t, limit, cost);
+                if (transition.allowed()) {
+                    state = transition.state();
+                }
+                t += (long) (random.nextDouble() * span / Math.max(1, requests)) * (random.nextInt(10) == 0 ? 0 : 1);
+                if (random.nextInt(10) == 0) {
+                    t = Math.max(0, t + (long) ((random.nextDouble() - 0.3) * limit.periodMicros()));
+                }
+            }
+            if (state != null && random.nextInt(20) == 0) {
+                state = Arrays.copyOf(state, state.length + 1);
+            } else if (state != null && random.nextInt(20) == 0) {
+                state = state.clone();
+                state[0] += 256;
+            }
+            return state;
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder text = new StringBuilder("now=" + now + " maxTokens=" + maxTokens + " unusedShare="
+                    + unusedShare + " later=" + later + " takenEarlierBy=" + takenEarlierBy);
+            for (int i = 0; i < limits.size(); i++) {
+                text.append("\n  ").append(limits.get(i)).append(" state=").append(Arrays.toString(states.get(i)));
+            }
+            return text.toString();
+        }
+    }
+}
