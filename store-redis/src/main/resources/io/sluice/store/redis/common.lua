@@ -43,6 +43,29 @@ local function bucket_rate(permits, burst, period)
   return 1, ceil_div(period, permits)
 end
 
+-- The units a stored token-bucket state holds (state[3] is then its time), or nil when it is
+-- no bucket's state; as io.sluice.algorithms.TokenBucket.storedUnits, shared by the bucket and
+-- its give-back. Burst lowered under a full stored bucket: capped. Written under other limit
+-- parameters (another scale), or version 1 (whole tokens): the whole tokens stay, capped at
+-- the burst.
+local function bucket_units(state, scale, burst)
+  local tag, tag_v1 = 4 * 256 + 2, 4 * 256 + 1
+  if state == nil then
+    return nil
+  end
+  if #state == 4 and state[1] == tag and state[4] == scale then
+    return math.min(state[2], burst * scale)
+  end
+  if #state == 4 and state[1] == tag and state[4] > 0 or #state == 3 and state[1] == tag_v1 then
+    local tokens = state[2]
+    if state[1] == tag then
+      tokens = idiv(state[2], state[4])
+    end
+    return math.max(0, math.min(tokens, burst)) * scale
+  end
+  return nil
+end
+
 -- The algorithms by id; each file adds one function
 -- (state, now, permits, burst, period, cost, log_key)
 --   -> outcome, remaining, resetAfter, retryAfter, newState, commit

@@ -51,17 +51,12 @@ end
 -- token-bucket (TokenBucket.giveBack): back into the bucket refilled to now, up to its
 -- capacity, less what the bucket refilled since the lease.
 give_back[4] = function(state, now, permits, burst, period, taken_at, unused)
-  local tag, tag_v1 = 4 * 256 + 2, 4 * 256 + 1
-  if #state ~= 3 or (state[1] ~= tag and state[1] ~= tag_v1) then
-    return nil
-  end
+  local tag = 4 * 256 + 2
   local per_micro, scale = bucket_rate(permits, burst, period)
   local capacity = burst * scale
-  local units
-  if state[1] == tag then
-    units = math.min(state[2], capacity)
-  else
-    units = math.min(state[2], burst) * scale
+  local units = bucket_units(state, scale, burst)
+  if units == nil then
+    return nil
   end
   local last = state[3]
   if now > last then
@@ -78,7 +73,7 @@ give_back[4] = function(state, now, permits, burst, period, taken_at, unused)
   if back <= 0 then
     return nil
   end
-  return { tag, units + back, last }
+  return { tag, units + back, last, scale }
 end
 
 -- gcra (Gcra.giveBack): the arrival time moved back by the tokens' emission, never before

@@ -2,21 +2,13 @@
 -- the time last, up to burst * scale; as io.sluice.algorithms.TokenBucket (states of another
 -- scale keep their whole tokens; version 1 states, {tag, tokens, lastRefill}, are read).
 algorithms[4] = function(state, now, permits, burst, period, cost)
-  local tag, tag_v1 = 4 * 256 + 2, 4 * 256 + 1
+  local tag = 4 * 256 + 2
   local per_micro, scale = bucket_rate(permits, burst, period)
   local capacity = burst * scale
   local units, last = capacity, now
-  if state ~= nil and #state == 4 and state[1] == tag and state[4] == scale then
-    -- Burst lowered under a full stored bucket: capped.
-    units, last = math.min(state[2], capacity), state[3]
-  elseif state ~= nil and (#state == 4 and state[1] == tag and state[4] > 0 or #state == 3 and state[1] == tag_v1) then
-    -- Written under other limit parameters (another scale), or version 1 (whole tokens): the
-    -- whole tokens stay, capped at the burst.
-    local tokens = state[2]
-    if state[1] == tag then
-      tokens = idiv(state[2], state[4])
-    end
-    units, last = math.max(0, math.min(tokens, burst)) * scale, state[3]
+  local stored = bucket_units(state, scale, burst)
+  if stored ~= nil then
+    units, last = stored, state[3]
   end
   if now > last then
     local elapsed = now - last
