@@ -215,22 +215,12 @@ class StoreOutageRedisIT {
 
     /** Sends a signal (STOP, CONT) to the fixture's redis-server. */
     private static void signalRedis(String signal) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(redisServer().pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(REDIS.pids().get(0))).inheritIO().start();
         assertThat(kill.waitFor()).as("kill -" + signal).isZero();
-    }
-
-    /** The one redis-server this JVM started: the fixture's. */
-    private static ProcessHandle redisServer() {
-        List<ProcessHandle> servers = ProcessHandle.current().descendants()
-                .filter(process -> process.info().command().orElse("").endsWith("redis-server")).toList();
-        assertThat(servers).as("the fixture's redis-server processes").hasSize(1);
-        return servers.get(0);
     }
 
     /** SIGKILL to the fixture's redis-server. */
     private static void killRedis() {
-        ProcessHandle server = redisServer();
-        server.destroyForcibly();
-        server.onExit().join();
+        REDIS.kill();
     }
 }

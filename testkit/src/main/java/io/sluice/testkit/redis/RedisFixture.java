@@ -148,6 +148,15 @@ public final class RedisFixture implements BeforeAllCallback, AfterAllCallback, 
         servers.forEach(RedisProcess::kill);
     }
 
+    /**
+     * The process ids of the running servers, in the order of {@link #ports()}: for a test that
+     * signals a server (SIGSTOP to make it hang, SIGCONT to resume it).
+     */
+    public synchronized List<Long> pids() {
+        checkStarted();
+        return servers.stream().map(RedisProcess::pid).toList();
+    }
+
     /** Stops the servers and deletes their files. */
     @Override
     public synchronized void close() {

@@ -87,6 +87,19 @@ final class RedisProcess {
         end(false);
     }
 
+    /**
+     * The running server's process id, for tests that signal it (SIGSTOP, SIGCONT).
+     *
+     * @throws IllegalStateException when it is not running
+     */
+    long pid() {
+        Process running = process;
+        if (running == null) {
+            throw new IllegalStateException("redis-server on port " + port + " is not running");
+        }
+        return running.pid();
+    }
+
     /** Kills the server with SIGKILL, as a crash: it saves nothing and closes no connection. */
     void kill() {
         end(true);
