@@ -9,6 +9,7 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -58,6 +59,7 @@ public final class Heartbeat implements InstanceCount, AutoCloseable {
     private final Beat beat;
     private final ScheduledExecutorService thread;
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
     /** The last count the store gave, 0 before the first. */
     private volatile int instances;
     /** Read and written on the heartbeat's thread only. */
@@ -143,10 +145,14 @@ public final class Heartbeat implements InstanceCount, AutoCloseable {
     /**
      * Stops the beats and removes this instance from the store's registry, waiting at most the
      * interval (and at most a second) for that, so that the others stop counting it at their
-     * next beat; when the store does not answer, the registration expires instead.
+     * next beat; when the store does not answer, the registration expires instead. Closing
+     * again does nothing.
      */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         thread.shutdown();
         try {
             Duration wait = interval.compareTo(MAX_LEAVE_WAIT) < 0 ? interval : MAX_LEAVE_WAIT;
