@@ -36,7 +36,8 @@ public final class Heartbeat implements InstanceCount, AutoCloseable {
 
     private static final System.Logger LOGGER = System.getLogger(Heartbeat.class.getName());
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-    private static final Duration MAX_LEAVE_WAIT = Duration.ofSeconds(1);
+    /** How long closing waits for the beat under way and then for leaving. */
+    private static final Duration LEAVE_WAIT = Duration.ofSeconds(1);
 
     /** One call to the store, made on the heartbeat's thread. */
     @FunctionalInterface
@@ -143,8 +144,8 @@ public final class Heartbeat implements InstanceCount, AutoCloseable {
     }
 
     /**
-     * Stops the beats and removes this instance from the store's registry, waiting at most the
-     * interval (and at most a second) for that, so that the others stop counting it at their
+     * Stops the beats and removes this instance from the store's registry, waiting at most a
+     * second for the beat under way and a second for that, so that the others stop counting it at their
      * next beat; when the store does not answer, the registration expires instead. Closing
      * again does nothing.
      */
@@ -155,10 +156,9 @@ public final class Heartbeat implements InstanceCount, AutoCloseable {
         }
         thread.shutdown();
         try {
-            Duration wait = interval.compareTo(MAX_LEAVE_WAIT) < 0 ? interval : MAX_LEAVE_WAIT;
-            // The beat under way (if any) ends first: the executor runs one task at a time.
-            if (thread.awaitTermination(wait.toNanos(), TimeUnit.NANOSECONDS)) {
-                leave(wait);
+            // The beat under way (if any) ends first, so that it cannot register this instance again.
+            if (thread.awaitTermination(LEAVE_WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
+                leave(LEAVE_WAIT);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
