@@ -8,6 +8,8 @@ import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
 import io.sluice.core.StoreGuard;
+import io.sluice.store.hazelcast.HazelcastStore;
+import io.sluice.store.ignite.IgniteStore;
 import io.sluice.store.redis.RedisStore;
 import io.sluice.testkit.redis.RedisFixture;
 import java.io.IOException;
@@ -28,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * The measurements behind {@link StoreGuard#DEFAULT_TIMEOUT} (docs/operations.md), re-runnable:
  *
  * <ol>
- *   <li><b>Survey.</b> Decisions on a hot key of a real {@code redis-server} from
+ *   <li><b>Survey.</b> Decisions on a hot key of a real {@code redis-server} (or, with
+ *       {@code --store hazelcast|ignite}, a key owned by a member in another JVM of a two-member
+ *       cluster the tool starts) from
  *       {@code --threads} threads (each pausing {@code --pause-micros} after a decision) for
  *       {@code --seconds}, with every timeout at 10 s so that nothing is cut, after a warm-up
  *       of a third as long. Prints the latency distribution and the fraction of decisions each
@@ -46,11 +50,16 @@ import org.jspecify.annotations.Nullable;
  * <pre>
  * mvn -q -pl jmh -am package -DskipTests
  * java -cp "jmh/target/classes:$(cat jmh/target/benchmark.classpath)" io.sluice.jmh.TimeoutSurvey \
- *     [--redis redis://host:6379] [--threads 8] [--seconds 30] [--pause-micros 200] [--outage kill,stop|none]
+ *     [--store redis|hazelcast|ignite] [--redis redis://host:6379] [--threads 8] [--seconds 30]
+ *     [--pause-micros 200] [--outage kill,stop|none]
  * </pre>
+ *
+ * Ignite needs the {@code --add-opens} flags of {@code store-ignite/jvm-ignite.options} on the
+ * {@code java} command line. Outages are measured on Redis only.
  */
 public final class TimeoutSurvey {
 
+    private static final String HOT = "hot";
     private static final long[] CANDIDATE_MILLIS = {5, 10, 25, 50, 100, 250};
     private static final Duration UNCUT = Duration.ofSeconds(10);
     private static final Duration OUTAGE = Duration.ofSeconds(2);
@@ -72,6 +81,7 @@ public final class TimeoutSurvey {
     }
 
     public static void main(String[] args) throws Exception {
+        String kind = "redis";
         @Nullable String redis = null;
         int threads = 8;
         int seconds = 30;
@@ -80,13 +90,14 @@ public final class TimeoutSurvey {
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {
+                case "--store" -> kind = value;
                 case "--redis" -> redis = value;
                 case "--threads" -> threads = Integer.parseInt(value);
                 case "--seconds" -> seconds = Integer.parseInt(value);
                 case "--pause-micros" -> pauseMicros = Long.parseLong(value);
                 case "--outage" -> outages = "none".equals(value) ? List.of() : List.of(value.split(","));
                 default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'; options: --redis URI, "
-                        + "--threads N, --seconds N, --pause-micros N, --outage kill,stop|none");
+                        + "--store redis|hazelcast|ignite, --threads N, --seconds N, --pause-micros N, --outage kill,stop|none");
             }
             i++;
         }
@@ -95,19 +106,25 @@ public final class TimeoutSurvey {
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), Runtime.getRuntime().availableProcessors(), loadAverage());
         survey.probe.start();
         try {
-            if (redis != null) {
-                survey.survey(redis);
-                if (!outages.isEmpty()) {
-                    System.out.println("outages need a server of the tool's own: skipped with --redis");
-                }
-            } else {
-                try (RedisFixture fixture = RedisFixture.standalone().start()) {
-                    System.out.println("redis-server " + fixture.version() + " started by the tool");
-                    survey.survey(fixture.uri());
-                    for (String outage : outages) {
-                        survey.outage(fixture, outage);
+            switch (kind) {
+                case "redis" -> survey.redis(redis, outages);
+                case "hazelcast" -> {
+                    try (HazelcastCluster cluster = HazelcastCluster.start();
+                         Store store = HazelcastStore.builder(cluster.caller()).timeout(UNCUT).countInstances(false)
+                                 .build()) {
+                        survey.survey(store, remoteKey(cluster::ownedByRemote), "Hazelcast, two members, "
+                                + "the key's owner in another JVM");
                     }
                 }
+                case "ignite" -> {
+                    try (IgniteCluster cluster = IgniteCluster.start();
+                         Store store = IgniteStore.builder(cluster.caller()).timeout(UNCUT).countInstances(false)
+                                 .build()) {
+                        survey.survey(store, remoteKey(key -> cluster.primaryOnRemote(IgniteStore.DEFAULT_CACHE_NAME,
+                                key)), "Ignite, two server nodes, the key's primary in another JVM");
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown store '" + kind + "': redis, hazelcast or ignite");
             }
         } finally {
             survey.probe.stop();
@@ -115,35 +132,63 @@ public final class TimeoutSurvey {
         }
     }
 
-    private void survey(String uri) throws Exception {
-        try (Store store = RedisStore.standalone(RedisURI.create(uri)).commandTimeout(UNCUT).countInstances(false)
-                .build()) {
-            StoreGuard guard = StoreGuard.custom().timeout(UNCUT).build();
-            RateLimiter limiter = RateLimiter.builder().limit(UNREACHED).store(store).layer(guard).build();
-            run(limiter, duration.dividedBy(3), null);
-            probe.reset();
-            List<Sample> samples = run(limiter, duration, null);
-            long[] nanos = samples.stream().mapToLong(Sample::nanos).sorted().toArray();
-            System.out.printf(Locale.ROOT, "%nSurvey: %d threads, %d us pause, %d s, timeouts at 10 s%n", threads,
-                    pauseNanos / 1_000, duration.toSeconds());
-            System.out.println("| decisions | p50 | p99 | p99.9 | p99.99 | max |");
-            System.out.println("| --- | --- | --- | --- | --- | --- |");
-            System.out.printf(Locale.ROOT, "| %,d | %s | %s | %s | %s | %s |%n", nanos.length,
-                    millis(percentile(nanos, 0.5)), millis(percentile(nanos, 0.99)), millis(percentile(nanos, 0.999)),
-                    millis(percentile(nanos, 0.9999)), millis(nanos[nanos.length - 1]));
-            StringBuilder header = new StringBuilder("| a timeout of |");
-            StringBuilder line = new StringBuilder("| would have failed |");
-            for (long candidate : CANDIDATE_MILLIS) {
-                long limit = TimeUnit.MILLISECONDS.toNanos(candidate);
-                long cut = nanos.length - upperBound(nanos, limit);
-                header.append(' ').append(candidate).append(" ms |");
-                line.append(String.format(Locale.ROOT, " %.3f%% (%d) |", 100.0 * cut / nanos.length, cut));
+    private void redis(@Nullable String uri, List<String> outages) throws Exception {
+        if (uri != null) {
+            try (Store store = RedisStore.standalone(RedisURI.create(uri)).commandTimeout(UNCUT).countInstances(false)
+                    .build()) {
+                survey(store, HOT, "Redis at the given URI");
             }
-            System.out.println(header);
-            System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
-            System.out.println(line);
-            System.out.printf(Locale.ROOT, "scheduling lag of a 1 ms park meanwhile: %s%n", probe.summary());
+            if (!outages.isEmpty()) {
+                System.out.println("outages need a server of the tool's own: skipped with --redis");
+            }
+            return;
         }
+        try (RedisFixture fixture = RedisFixture.standalone().start()) {
+            try (Store store = RedisStore.standalone(RedisURI.create(fixture.uri())).commandTimeout(UNCUT)
+                    .countInstances(false).build()) {
+                survey(store, HOT, "redis-server " + fixture.version() + " started by the tool, on loopback");
+            }
+            for (String outage : outages) {
+                outage(fixture, outage);
+            }
+        }
+    }
+
+    /** The first key {@code remote} says is held in the other JVM. */
+    private static String remoteKey(java.util.function.Predicate<String> remote) {
+        for (int i = 0; ; i++) {
+            if (remote.test(HOT + "-" + i)) {
+                return HOT + "-" + i;
+            }
+        }
+    }
+
+    private void survey(Store store, String key, String description) throws Exception {
+        StoreGuard guard = StoreGuard.custom().timeout(UNCUT).build();
+        RateLimiter limiter = RateLimiter.builder().limit(UNREACHED).store(store).layer(guard).build();
+        run(limiter, key, duration.dividedBy(3), null);
+        probe.reset();
+        List<Sample> samples = run(limiter, key, duration, null);
+        long[] nanos = samples.stream().mapToLong(Sample::nanos).sorted().toArray();
+        System.out.printf(Locale.ROOT, "%nSurvey of %s: %d threads, %d us pause, %d s, timeouts at 10 s%n",
+                description, threads, pauseNanos / 1_000, duration.toSeconds());
+        System.out.println("| decisions | p50 | p99 | p99.9 | p99.99 | max |");
+        System.out.println("| --- | --- | --- | --- | --- | --- |");
+        System.out.printf(Locale.ROOT, "| %,d | %s | %s | %s | %s | %s |%n", nanos.length,
+                millis(percentile(nanos, 0.5)), millis(percentile(nanos, 0.99)), millis(percentile(nanos, 0.999)),
+                millis(percentile(nanos, 0.9999)), millis(nanos[nanos.length - 1]));
+        StringBuilder header = new StringBuilder("| a timeout of |");
+        StringBuilder line = new StringBuilder("| would have failed |");
+        for (long candidate : CANDIDATE_MILLIS) {
+            long limit = TimeUnit.MILLISECONDS.toNanos(candidate);
+            long cut = nanos.length - upperBound(nanos, limit);
+            header.append(' ').append(candidate).append(" ms |");
+            line.append(String.format(Locale.ROOT, " %.3f%% (%d) |", 100.0 * cut / nanos.length, cut));
+        }
+        System.out.println(header);
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
+        System.out.println(line);
+        System.out.printf(Locale.ROOT, "scheduling lag of a 1 ms park meanwhile: %s%n", probe.summary());
     }
 
     private void outage(RedisFixture fixture, String kind) throws Exception {
@@ -152,10 +197,10 @@ public final class TimeoutSurvey {
             StoreGuard guard = StoreGuard.custom().instances(threads).build();
             RateLimiter limiter = RateLimiter.builder().limit(UNREACHED.withFailurePolicy(FailurePolicy.FALLBACK))
                     .store(store).layer(guard).build();
-            run(limiter, duration.dividedBy(3), null);
+            run(limiter, HOT, duration.dividedBy(3), null);
             probe.reset();
             long[] events = new long[3];
-            List<Sample> samples = run(limiter, BEFORE_OUTAGE.plus(OUTAGE).plus(AFTER_RETURN), () -> {
+            List<Sample> samples = run(limiter, HOT, BEFORE_OUTAGE.plus(OUTAGE).plus(AFTER_RETURN), () -> {
                 sleep(BEFORE_OUTAGE);
                 events[0] = System.nanoTime();
                 if ("kill".equals(kind)) {
@@ -193,7 +238,8 @@ public final class TimeoutSurvey {
     }
 
     /** Runs the load for {@code length} (while {@code during}, when given, runs on this thread), returning every decision. */
-    private List<Sample> run(RateLimiter limiter, Duration length, @Nullable Action during) throws Exception {
+    private List<Sample> run(RateLimiter limiter, String key, Duration length, @Nullable Action during)
+            throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         List<List<Sample>> perThread = new ArrayList<>();
         List<Thread> load = new ArrayList<>();
@@ -203,7 +249,7 @@ public final class TimeoutSurvey {
             Thread thread = new Thread(() -> {
                 while (!stop.get()) {
                     long start = System.nanoTime();
-                    Decision decision = limiter.decide("hot");
+                    Decision decision = limiter.decide(key);
                     samples.add(new Sample(start, System.nanoTime(), decision.reason() == Decision.Reason.WITHIN_LIMIT));
                     LockSupport.parkNanos(pauseNanos);
                 }
