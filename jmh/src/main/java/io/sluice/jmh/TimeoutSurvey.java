@@ -102,7 +102,7 @@ public final class TimeoutSurvey {
             i++;
         }
         TimeoutSurvey survey = new TimeoutSurvey(threads, Duration.ofSeconds(seconds), pauseMicros * 1_000);
-        System.out.printf(Locale.ROOT, "%s UTC, %d cores, load average %s at the start%n",
+        System.out.printf(Locale.ROOT, "%s, %d cores, load average %s at the start%n",
                 Instant.now().truncatedTo(ChronoUnit.SECONDS), Runtime.getRuntime().availableProcessors(), loadAverage());
         survey.probe.start();
         try {
