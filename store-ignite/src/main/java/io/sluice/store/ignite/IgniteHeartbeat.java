@@ -41,7 +41,10 @@ final class IgniteHeartbeat {
         return Heartbeat.start("the Ignite cache '" + registry.getName() + "'", interval,
                 (instanceId, ttlMicros, leave, timeout) -> {
                     long now = clockForTesting == null ? GridRequest.MEMBER_CLOCK : clockForTesting.nowMicros();
-                    IgniteCache<String, byte[]> cache = ignite.getOrCreateCache(registry);
+                    IgniteCache<String, byte[]> cache = ignite.cache(registry.getName());
+                    if (cache == null) {
+                        cache = ignite.getOrCreateCache(registry);
+                    }
                     return cache.invokeAsync(KEY, new InstanceBeat(instanceId, ttlMicros, leave, now))
                             .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
                 });
