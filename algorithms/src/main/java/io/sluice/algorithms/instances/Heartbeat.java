@@ -144,10 +144,10 @@ public final class Heartbeat implements InstanceCount, AutoCloseable {
     }
 
     /**
-     * Stops the beats and removes this instance from the store's registry, waiting at most a
-     * second for the beat under way and a second for that, so that the others stop counting it at their
-     * next beat; when the store does not answer, the registration expires instead. Closing
-     * again does nothing.
+     * Stops the beats and removes this instance from the store's registry, so that the others
+     * stop counting it at their next beat: waits at most a second for the beat under way, then
+     * at most a second for the store to answer; when it does not, the registration expires
+     * instead. Closing again does nothing.
      */
     @Override
     public void close() {
