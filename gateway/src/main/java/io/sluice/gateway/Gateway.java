@@ -97,6 +97,9 @@ final class Gateway implements AutoCloseable {
                 // The config's timeout is how long a decision may take: the guard's limit as well as the store's.
                 guard.timeout(gatewayConfig.store().timeout());
             }
+            if (gatewayConfig.store().instances() > 0) {
+                guard.instances(gatewayConfig.store().instances());
+            }
             if (clockForTesting != null) {
                 guard.clockForTesting(clockForTesting);
             }

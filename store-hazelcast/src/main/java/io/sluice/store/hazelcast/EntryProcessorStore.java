@@ -11,7 +11,9 @@ import io.sluice.algorithms.grid.GridLease;
 import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -37,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * executor, which on two cores (a common pool of one thread) starts a new thread for every
  * answer; a blocking {@code executeOnKey} is woken by the thread that received the answer.
  */
-final class EntryProcessorStore implements Store {
+final class EntryProcessorStore implements Store, InstanceCount {
 
     /** Decisions use the owning member's clock, inside the entry processor. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
@@ -52,13 +55,22 @@ final class EntryProcessorStore implements Store {
     private final @Nullable TimeSource testClock;
     private final GridCalls calls;
     private volatile @Nullable IMap<String, byte[]> map;
+    /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
+    private final @Nullable Heartbeat heartbeat;
 
     EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, int concurrency,
-                        @Nullable TimeSource testClock) {
+                        @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.instance = instance;
         this.mapName = mapName;
         this.testClock = testClock;
         this.calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
+        this.heartbeat = heartbeat;
+    }
+
+    /** The live stores of this map at the last heartbeat, from memory; empty when not counting. */
+    @Override
+    public OptionalInt instances() {
+        return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
     }
 
     @Override
@@ -116,6 +128,9 @@ final class EntryProcessorStore implements Store {
 
     @Override
     public void close() {
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         calls.close();
     }
 

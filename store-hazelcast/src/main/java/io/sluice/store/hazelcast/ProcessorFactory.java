@@ -19,6 +19,7 @@ final class ProcessorFactory implements DataSerializableFactory {
     // 3 was a processor that read whether a limit held state; not reused, so that a member of
     // an older version never reads another processor under it.
     static final int LEASE_LIMITS = 4;
+    static final int INSTANCE_BEAT = 5;
 
     @Override
     public @Nullable IdentifiedDataSerializable create(int typeId) {
@@ -29,6 +30,8 @@ final class ProcessorFactory implements DataSerializableFactory {
                 return new WriteState();
             case LEASE_LIMITS:
                 return new LeaseLimits();
+            case INSTANCE_BEAT:
+                return new InstanceBeat();
             default:
                 // Hazelcast turns null into an error naming the factory and the type id.
                 return null;

@@ -7,7 +7,9 @@ import io.sluice.algorithms.grid.GridLease;
 import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -16,6 +18,7 @@ import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.ignite.Ignite;
@@ -32,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * to the lost node, logging) for hundreds of milliseconds before it returns a future, so no
  * timeout started after it could bound the caller's wait.
  */
-final class IgniteCacheStore implements Store {
+final class IgniteCacheStore implements Store, InstanceCount {
 
     /** The primary node's clock decides; a test clock only stands in for it in tests. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
@@ -46,13 +49,22 @@ final class IgniteCacheStore implements Store {
     private final Duration timeout;
     private final @Nullable TimeSource testClock;
     private final GridCalls calls;
+    /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
+    private final @Nullable Heartbeat heartbeat;
 
     IgniteCacheStore(IgniteCache<String, byte[]> cache, Duration timeout, int concurrency,
-                     @Nullable TimeSource testClock) {
+                     @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.cache = cache;
         this.timeout = timeout;
         this.testClock = testClock;
         this.calls = new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency);
+        this.heartbeat = heartbeat;
+    }
+
+    /** The live stores of this cache at the last heartbeat, from memory; empty when not counting. */
+    @Override
+    public OptionalInt instances() {
+        return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
     }
 
     @Override
@@ -109,6 +121,9 @@ final class IgniteCacheStore implements Store {
     @Override
     public void close() {
         // The Ignite node belongs to the application; the store only stops using it.
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         calls.close();
     }
 

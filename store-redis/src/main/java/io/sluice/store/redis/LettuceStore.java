@@ -8,7 +8,9 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
 import io.sluice.algorithms.LeaseArguments;
 import io.sluice.api.Algorithm;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -35,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * The Redis store: one {@code EVALSHA} of {@link LuaScript#DECIDE} per decision, over one
  * Lettuce connection (standalone or cluster), with Redis {@code TIME} as the clock.
  */
-final class LettuceStore implements Store {
+final class LettuceStore implements Store, InstanceCount {
 
     /** Redis answers per limit: outcome, remaining, resetAfter, retryAfter. */
     private static final int REPLY_FIELDS = 4;
@@ -64,20 +67,30 @@ final class LettuceStore implements Store {
     private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
     private volatile @Nullable LimitArguments lastLimitArguments;
     private final @Nullable TimeSource clockForTesting;
+    /** Announces this store to the others on the same Redis; {@code null} when counting instances is off. */
+    private final @Nullable Heartbeat heartbeat;
     /** The latest load of each script; guarded by this. */
     private final Map<LuaScript, ScriptLoad> loads = new HashMap<>();
 
     /**
      * @param closer closes the connection, and the client when the store created it
      * @param clockForTesting the test-only clock override, or {@code null} for Redis {@code TIME}
+     * @param heartbeat this store's announcement to the others, or {@code null} when it does not count instances
      */
     LettuceStore(RedisScriptingAsyncCommands<String, String> commands, Runnable closer,
-                 Duration commandTimeout, @Nullable TimeSource clockForTesting) {
+                 Duration commandTimeout, @Nullable TimeSource clockForTesting, @Nullable Heartbeat heartbeat) {
         this.commands = commands;
         this.closer = closer;
         this.commandTimeout = commandTimeout;
         this.timeoutNanos = commandTimeout.toNanos();
         this.clockForTesting = clockForTesting;
+        this.heartbeat = heartbeat;
+    }
+
+    /** The live stores on this Redis at the last heartbeat, from memory; empty when not counting. */
+    @Override
+    public OptionalInt instances() {
+        return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
     }
 
     @Override
@@ -212,6 +225,9 @@ final class LettuceStore implements Store {
 
     @Override
     public void close() {
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         deadlines.close();
         closer.run();
     }

@@ -25,6 +25,9 @@ final class LuaScript {
     /** What gives back the unused tokens of a lease (each algorithm's give-back is in it). */
     static final LuaScript GIVE_BACK = concatenate("common.lua", "store-entries.lua", "give-back.lua");
 
+    /** One beat of a limiter instance: register or leave, drop the expired, count the live. */
+    static final LuaScript HEARTBEAT = concatenate("common.lua", "heartbeat.lua");
+
     private final String body;
     private final String sha1;
 

@@ -27,6 +27,13 @@ final class RedisKeys {
     /** The prefix of key schema 1, read during a rolling upgrade from it. */
     static final String VERSION1_PREFIX = "sluice:v1:";
 
+    /**
+     * The sorted set of the live limiter instances (docs/stores/redis.md, counting instances):
+     * one hash tag, so one slot of a cluster; no client's key is ever spelt so, since a
+     * client's hash tag is 22 characters of base64url.
+     */
+    static final String INSTANCES = PREFIX + "{instances}";
+
     private static final int HASH_BYTES = 16;
     /** Braces around the 22 characters of 16 bytes in unpadded base64. */
     private static final int TAG_LENGTH = 24;

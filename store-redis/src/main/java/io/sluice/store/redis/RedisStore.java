@@ -15,6 +15,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
@@ -56,6 +57,12 @@ import org.jspecify.annotations.Nullable;
  * after {@link #CONNECT_TIMEOUT}. A client passed in keeps its own settings: give it
  * {@code ClientResources.builder().reconnectDelay(...)} with a bound this short (see
  * docs/stores/redis.md).
+ *
+ * <p>The store counts the limiter instances that share the Redis ({@link io.sluice.api.InstanceCount},
+ * the divisor of the fallback during an outage): it announces itself every
+ * {@linkplain Builder#heartbeatInterval heartbeat interval} in a sorted set of its own and
+ * remembers how many live stores Redis counted; each store built counts as one instance (build
+ * one per process). See docs/stores/redis.md.
  *
  * <p>{@code build()} also loads the scripts (on every node of a cluster) and sends a few
  * read-only decisions, so that the first decisions of a fresh process neither wait for a
@@ -214,6 +221,8 @@ public final class RedisStore {
         private final Supplier<LettuceStore.Connection> connector;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private @Nullable TimeSource clockForTesting;
+        private boolean countInstances = true;
+        private Duration heartbeatInterval = Heartbeat.DEFAULT_INTERVAL;
 
         private Builder(Supplier<LettuceStore.Connection> connector) {
             this.connector = connector;
@@ -231,6 +240,28 @@ public final class RedisStore {
                 throw new IllegalArgumentException("command timeout must be positive: " + timeout);
             }
             this.commandTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Whether this store announces itself to the others on the same Redis and counts them
+         * (on by default): the number of instances the fallback divides each limit by when the
+         * guard is given none. Off, the store neither writes the set nor answers a count.
+         */
+        public Builder countInstances(boolean countInstances) {
+            this.countInstances = countInstances;
+            return this;
+        }
+
+        /**
+         * How often this store announces itself ({@link Heartbeat#DEFAULT_INTERVAL} unless set);
+         * a store that stops is no longer counted {@value Heartbeat#BEATS_TO_EXPIRY} intervals
+         * after its last beat, one that is closed at once.
+         *
+         * @throws IllegalArgumentException when the interval is not positive
+         */
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = Heartbeat.checkInterval(interval);
             return this;
         }
 
@@ -254,8 +285,10 @@ public final class RedisStore {
          */
         public Store build() {
             LettuceStore.Connection connection = connector.get();
+            Heartbeat heartbeat = countInstances
+                    ? RedisHeartbeat.start(connection.commands(), heartbeatInterval, clockForTesting) : null;
             LettuceStore store = new LettuceStore(connection.commands(), connection.closer(), commandTimeout,
-                    clockForTesting);
+                    clockForTesting, heartbeat);
             try {
                 store.warmUp(CONNECT_TIMEOUT.plus(commandTimeout));
             } catch (RuntimeException e) {
