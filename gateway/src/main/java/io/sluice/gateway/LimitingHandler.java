@@ -5,6 +5,9 @@ import io.sluice.http.HttpVerdict;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -43,16 +46,32 @@ final class LimitingHandler extends Handler.Wrapper {
             Response.writeError(request, response, callback, 400, e.getMessage());
             return true;
         }
-        verdict.whenComplete((decided, failure) -> {
-            if (failure != null) {
-                LOGGER.log(Level.ERROR, "deciding a request failed", failure);
-                Response.writeError(request, response, callback, 500);
-                return;
-            }
-            recorder.record(decided, System.nanoTime() - start);
-            respond(request, response, callback, decided);
-        });
+        CompletableFuture<HttpVerdict> decision = verdict.toCompletableFuture();
+        if (decision.isDone()) {
+            // Decided in this thread (the local store, a block-cache hit, a lease): no hand-over.
+            complete(request, response, callback, start, decision);
+        } else {
+            // The store's I/O thread completes the decision (Lettuce's one event loop for all of
+            // a Redis store's calls): forwarding there would queue every other store reply behind
+            // this request's proxying, so the request goes back to the server's threads.
+            decision.whenCompleteAsync((decided, failure) -> complete(request, response, callback, start, decision),
+                    request.getComponents().getExecutor());
+        }
         return true;
+    }
+
+    private void complete(Request request, Response response, Callback callback, long start,
+                          CompletableFuture<HttpVerdict> decision) {
+        HttpVerdict decided;
+        try {
+            decided = decision.join();
+        } catch (CompletionException | CancellationException e) {
+            LOGGER.log(Level.ERROR, "deciding a request failed", e);
+            Response.writeError(request, response, callback, 500);
+            return;
+        }
+        recorder.record(decided, System.nanoTime() - start);
+        respond(request, response, callback, decided);
     }
 
     private void respond(Request request, Response response, Callback callback, HttpVerdict verdict) {
