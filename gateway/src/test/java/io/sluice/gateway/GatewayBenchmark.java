@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       answering it itself (a Jetty server writing its own response, as the gateway does
  *       for a 429).</li>
  *   <li>{@code leasing}: a gateway on Redis with local quota leasing, one without, and the
- *       proxy without the limiter; 100 busy keys, so that admitted requests are served from
+ *       proxy without the limiter; 10 busy keys, so that admitted requests are served from
  *       leases.</li>
  *   <li>{@code flood}: 100,000 requests with distinct invented API keys; the heap after a full GC
  *       and Redis's key count before and after show whether state was created for them.</li>
@@ -61,7 +61,7 @@ public final class GatewayBenchmark {
 
     private static final int KEYS = 1_000;
     /** Keys of the leasing mode: few enough that each is busy enough to be leased. */
-    private static final int LEASED_KEYS = 100;
+    private static final int LEASED_KEYS = 10;
     private static final String TIER = """
             tiers:
               - name: bench
