@@ -31,6 +31,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.BufferUtil;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * Not a test: the measurements behind docs/benchmarks.md's gateway section, run by
@@ -47,9 +56,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       gateway sends, without guard or HTTP).</li>
  *   <li>{@code blockcache}: clients over their limit (one request a day, already spent): every
  *       request a 429 from the store guard's block cache of a gateway on Redis, against the
- *       proxy without the limiter forwarding the same request, and against the upstream
- *       answering it itself (a Jetty server writing its own response, as the gateway does
- *       for a 429).</li>
+ *       proxy without the limiter forwarding the same request, and against the same server
+ *       answering a fixed 429 of the same size without deciding (the limiter's own work is
+ *       the difference).</li>
  *   <li>{@code leasing}: a gateway on Redis with local quota leasing, one without, and the
  *       proxy without the limiter; 10 busy keys, so that admitted requests are served from
  *       leases.</li>
@@ -217,20 +226,60 @@ public final class GatewayBenchmark {
 
     private static void blockCache(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
             throws Exception {
+        Server answering = null;
         try (Gateway onRedis = gateway(config(dir, "spent", "redis", redis.uri(), SPENT_TIER, KEYS), upstream, true);
              Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
             // Each key's one request of the day, then one denial by Redis: the denial the block cache keeps.
             run(List.of(http(onRedis)), 1, 2 * KEYS, KEYS, null);
+            HttpResponse<String> denial = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                    "http://127.0.0.1:" + onRedis.port() + "/v1/things")).header("X-Api-Key", "bench-key-0").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            answering = fixed429(denial);
             Map<String, Probe> probes = new LinkedHashMap<>();
             probes.put("429 from the block cache", http(onRedis));
             probes.put("not limiting", http(plain));
-            // The fair peer of a response the gateway writes itself: a Jetty server answering on its own.
-            probes.put("the upstream itself", http(upstream.uri()));
+            probes.put("same server, fixed 429", http(URI.create("http://127.0.0.1:" + ((ServerConnector) answering.getConnectors()[0]).getLocalPort())));
             Map<String, long[]> nanos = measure(probes, workers, requests, KEYS);
             added(nanos, "not limiting", "429 from the block cache");
-            added(nanos, "the upstream itself", "429 from the block cache", "not limiting");
+            added(nanos, "same server, fixed 429", "429 from the block cache");
             System.out.println(storeCalls(onRedis));
+        } finally {
+            if (answering != null) {
+                answering.stop();
+            }
         }
+    }
+
+    /**
+     * The fair peer of a 429 the gateway writes itself: a server set up as the gateway's proxy
+     * (Jetty's defaults, the graceful handler, a handler that may block as the proxy's does)
+     * whose handler answers every request with a copy of one of the gateway's 429s (its
+     * rate-limit fields and problem body) at once, deciding nothing.
+     */
+    private static Server fixed429(HttpResponse<String> denial) throws Exception {
+        List<Map.Entry<String, String>> fields = new ArrayList<>();
+        denial.headers().map().forEach((name, values) -> {
+            if (!List.of("content-length", "date", "server", "connection", "content-type").contains(name.toLowerCase(
+                    Locale.ROOT))) {
+                values.forEach(value -> fields.add(Map.entry(name, value)));
+            }
+        });
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(new GracefulHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                response.setStatus(429);
+                fields.forEach(field -> response.getHeaders().add(field.getKey(), field.getValue()));
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
+                response.write(true, BufferUtil.toBuffer(denial.body(), StandardCharsets.UTF_8), callback);
+                return true;
+            }
+        }));
+        server.start();
+        return server;
     }
 
     private static void leasing(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
