@@ -234,6 +234,7 @@ public final class GatewayBenchmark {
             HttpResponse<String> denial = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
                     "http://127.0.0.1:" + onRedis.port() + "/v1/things")).header("X-Api-Key", "bench-key-0").build(),
                     HttpResponse.BodyHandlers.ofString());
+            System.out.printf("the gateway's 429, copied by the peer: %s %s%n", denial.headers().map(), denial.body());
             answering = fixed429(denial);
             Map<String, Probe> probes = new LinkedHashMap<>();
             probes.put("429 from the block cache", http(onRedis));
