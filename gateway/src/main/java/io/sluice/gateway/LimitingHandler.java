@@ -9,6 +9,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
@@ -54,8 +56,15 @@ final class LimitingHandler extends Handler.Wrapper {
             // The store's I/O thread completes the decision (Lettuce's one event loop for all of
             // a Redis store's calls): forwarding there would queue every other store reply behind
             // this request's proxying, so the request goes back to the server's threads.
-            decision.whenCompleteAsync((decided, failure) -> complete(request, response, callback, start, decision),
-                    request.getComponents().getExecutor());
+            Executor serverThreads = request.getComponents().getExecutor();
+            decision.whenComplete((decided, failure) -> {
+                try {
+                    serverThreads.execute(() -> complete(request, response, callback, start, decision));
+                } catch (RejectedExecutionException e) {
+                    // The server's threads are stopping: answering here beats leaving the client waiting.
+                    complete(request, response, callback, start, decision);
+                }
+            });
         }
         return true;
     }
