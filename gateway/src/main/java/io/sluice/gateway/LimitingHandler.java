@@ -22,7 +22,8 @@ import org.eclipse.jetty.util.Callback;
 /**
  * Decides every request before the handler it wraps (the reverse proxy) sees it: an admitted
  * request goes on with the rate-limit fields already on its response; any other is answered
- * here. The decision does not hold a server thread while the store answers.
+ * here. The decision does not hold a server thread while the store answers, and what follows
+ * it runs on the server's threads, never on the thread that completed the store's answer.
  */
 final class LimitingHandler extends Handler.Wrapper {
 
