@@ -20,10 +20,10 @@ final class LuaScript {
 
     /** The leasable algorithms (no sliding log) and the driver that takes a lease of a client's limits. */
     static final LuaScript LEASE = concatenate("common.lua", "fixed-window.lua", "sliding-window-counter.lua",
-            "token-bucket.lua", "gcra.lua", "store-entries.lua", "lease.lua");
+            "token-bucket.lua", "gcra.lua", "lease.lua");
 
     /** What gives back the unused tokens of a lease (each algorithm's give-back is in it). */
-    static final LuaScript GIVE_BACK = concatenate("common.lua", "store-entries.lua", "give-back.lua");
+    static final LuaScript GIVE_BACK = concatenate("common.lua", "give-back.lua");
 
     private final String body;
     private final String sha1;

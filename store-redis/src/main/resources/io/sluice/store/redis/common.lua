@@ -177,6 +177,61 @@ local function read_version1(value, now)
   return state
 end
 
+-- A client's key as every driver (decide.lua, lease.lua, give-back.lua) reads it once: the
+-- unexpired entries of its value and their positions by limit name.
+local function read_client(key, now)
+  local entries = read_entries(redis.call('GET', key), now)
+  local by_name = {}
+  for i, entry in ipairs(entries) do
+    by_name[entry.name] = i
+  end
+  return { key = key, entries = entries, by_name = by_name }
+end
+
+-- The state of the client's limit of this name, or nil for the fresh state; read from the
+-- limit's key in schema 1 (read_version1) only when the client's key holds none.
+local function limit_state(client, name, version1_key, now)
+  local index = client.by_name[name]
+  if index then
+    return client.entries[index].state
+  end
+  return read_version1(redis.call('GET', version1_key), now)
+end
+
+-- Sets the state of the client's limit of this name after a charge: kept until it is fully
+-- reset, reset_after microseconds from now, or removed when that is now (the fresh state).
+local function put_state(client, name, state, reset_after, now)
+  local entries, index = client.entries, client.by_name[name]
+  if reset_after > 0 then
+    local entry = { name = name, expires_at = now + reset_after, state = state }
+    if index then
+      entries[index] = entry
+    else
+      entries[#entries + 1] = entry
+      client.by_name[name] = #entries
+    end
+  elseif index then
+    entries[index] = false
+  end
+end
+
+-- Writes the client's entries (false for one removed) with a TTL until the last of them is
+-- fully reset, or deletes the key when none is left.
+local function store_client(client, clock, now)
+  local kept, last_expiry = {}, 0
+  for _, entry in ipairs(client.entries) do
+    if entry then
+      kept[#kept + 1] = entry
+      last_expiry = math.max(last_expiry, entry.expires_at)
+    end
+  end
+  if #kept > 0 then
+    redis.call('SET', client.key, write_entries(kept, now), 'PX', ttl_millis(clock, last_expiry - now))
+  else
+    redis.call('DEL', client.key)
+  end
+end
+
 local function integer(x)
   -- x + 0 turns a negative zero into zero.
   return string.format('%.0f', x + 0)
