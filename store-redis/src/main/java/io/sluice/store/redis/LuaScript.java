@@ -27,10 +27,12 @@ final class LuaScript {
 
     private final String body;
     private final String sha1;
+    private final byte[] encodedSha1;
 
     private LuaScript(String body) {
         this.body = body;
         this.sha1 = sha1(body);
+        this.encodedSha1 = sha1.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** The script text, sent with {@code EVAL} when a node answers {@code NOSCRIPT}. */
@@ -41,6 +43,11 @@ final class LuaScript {
     /** The hex SHA-1 of the body, as {@code EVALSHA} takes it. */
     String sha1() {
         return sha1;
+    }
+
+    /** The hex SHA-1 in ASCII, as {@code EVALSHA}'s first argument; never to be modified. */
+    byte[] encodedSha1() {
+        return encodedSha1;
     }
 
     private static LuaScript concatenate(String... resources) {
