@@ -139,24 +139,6 @@ local function read_entries(value, now)
   return entries
 end
 
-local function write_entries(entries, now)
-  local fields = { FORMAT, now }
-  for _, entry in ipairs(entries) do
-    local state, copy = entry.state, {}
-    for i = 1, #state do
-      copy[i] = state[i]
-    end
-    local at = TIME_AT[state[1]]
-    if at and copy[at] then
-      copy[at] = copy[at] - now
-    end
-    fields[#fields + 1] = entry.name
-    fields[#fields + 1] = entry.expires_at - now
-    fields[#fields + 1] = copy
-  end
-  return cmsgpack.pack(fields)
-end
-
 -- A limit's state in key schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal),
 -- read during a rolling upgrade when the client's key holds no state of that limit yet.
 local function read_version1(value, now)
@@ -215,18 +197,26 @@ local function put_state(client, name, state, reset_after, now)
   end
 end
 
--- Writes the client's entries (false for one removed) with a TTL until the last of them is
--- fully reset, or deletes the key when none is left.
+-- Writes the client's entries (false for one removed) in format 2 with a TTL until the last
+-- of them is fully reset, or deletes the key when none is left. The drivers' last use of the
+-- entries: each state's time is made relative to now in place, not in a copy.
 local function store_client(client, clock, now)
-  local kept, last_expiry = {}, 0
+  local fields, n, last_expiry = { FORMAT, now }, 2, 0
   for _, entry in ipairs(client.entries) do
     if entry then
-      kept[#kept + 1] = entry
+      local state = entry.state
+      local at = TIME_AT[state[1]]
+      if at and state[at] then
+        state[at] = state[at] - now
+      end
+      fields[n + 1], fields[n + 2], fields[n + 3] = entry.name, entry.expires_at - now, state
+      n = n + 3
       last_expiry = math.max(last_expiry, entry.expires_at)
     end
   end
-  if #kept > 0 then
-    redis.call('SET', client.key, write_entries(kept, now), 'PX', ttl_millis(clock, last_expiry - now))
+  if n > 2 then
+    -- The key expires when its last limit is fully reset.
+    redis.call('SET', client.key, cmsgpack.pack(fields), 'PX', ttl_millis(clock, last_expiry - now))
   else
     redis.call('DEL', client.key)
   end
