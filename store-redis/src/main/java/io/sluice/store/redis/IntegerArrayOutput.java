@@ -3,6 +3,7 @@ package io.sluice.store.redis;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -50,6 +51,6 @@ final class IntegerArrayOutput extends CommandOutput<String, String, long[]> {
     @Override
     public void set(@Nullable ByteBuffer bytes) {
         setError("unexpected reply from a Sluice script: a string or nil where integers belong: "
-                + (bytes == null ? "nil" : decodeString(bytes)));
+                + (bytes == null ? "nil" : StandardCharsets.UTF_8.decode(bytes)));
     }
 }
