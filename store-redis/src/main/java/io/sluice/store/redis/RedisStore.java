@@ -5,6 +5,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -79,6 +80,13 @@ public final class RedisStore {
     /** How long the store's own client waits for a connection to open. */
     public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
 
+    /**
+     * The store's own client leaves command timeouts to the store, which ends every call at
+     * its deadline on one thread: Lettuce's would schedule a timer task and a callback per
+     * decision as well.
+     */
+    private static final TimeoutOptions OWN_DEADLINES = TimeoutOptions.builder().timeoutCommands(false).build();
+
     private RedisStore() {
     }
 
@@ -91,6 +99,7 @@ public final class RedisStore {
             client.setOptions(ClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+                    .timeoutOptions(OWN_DEADLINES)
                     .build());
             return open(client, resources);
         });
@@ -126,6 +135,7 @@ public final class RedisStore {
             client.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+                    .timeoutOptions(OWN_DEADLINES)
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enableAllAdaptiveRefreshTriggers().build())
                     .build());
