@@ -113,7 +113,7 @@ final class GuardedStore implements Store {
             if (unused != null) {
                 giveBack(unused);
             }
-            long batch = entry.batchFor(cost);
+            long batch = entry.batchFor(cost, askedAtMicros);
             if (batch > 0) {
                 return lease(entry, key, limits, cost, batch, shadow, askedAtMicros);
             }
@@ -220,15 +220,17 @@ final class GuardedStore implements Store {
                 meters.decision(decision, shadow);
                 return CompletableFuture.completedFuture(decision);
             }
-            entry.refillDone();
             if (lease.tokens() == 0) {
-                // The store's denial of one token: a request of cost 1 or more is denied as well.
+                // The store's denial of one token: a request of cost 1 or more is denied as well, and the
+                // key's next requests here until the empty lease ends.
+                entry.install(lease, askedAtMicros, cost);
                 if (blockCache != null) {
                     blockCache.remember(key, limits, 1, askedAtMicros, lease.decision());
                 }
                 meters.decision(lease.decision(), shadow);
                 return CompletableFuture.completedFuture(lease.decision());
             }
+            entry.refillDone();
             giveBack(new LocalLeases.Unused(new LocalLeases.Key(key, limits), lease, lease.tokens()));
             return callStore(key, limits, cost, shadow, askedAtMicros);
         }).thenCompose(Function.identity());

@@ -60,33 +60,71 @@ class LeasingTest {
         for (int i = 0; i < 16; i++) {
             assertThat(decide(guarded, SLOW).allowed()).isTrue();
         }
-        // Three requests alone (below 4 tokens per lease length), then leases of 4 and 8 (the tokens
-        // asked so far), then 10 (10% of 100).
-        assertThat(store.calls()).isEqualTo(6);
-        assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isEqualTo(3);
-        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(10);
-        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 3 - 4 - 8 - 10 - 1);
+        // One request alone (below 2 tokens per longest lease), then leases of 2, 4 and 8 (the
+        // tokens asked so far), then 10 (10% of 100).
+        assertThat(store.calls()).isEqualTo(5);
+        assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isEqualTo(4);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(11);
+        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 1 - 2 - 4 - 8 - 10 - 1);
         for (int i = 0; i < 30; i++) {
             decide(guarded, SLOW);
         }
-        assertThat(store.calls()).as("30 more requests: the 9 left, then leases of 10").isEqualTo(6 + 3);
+        assertThat(store.calls()).as("30 more requests: the 9 left, then leases of 10").isEqualTo(5 + 3);
     }
 
     @Test
     void aRarelySeenKeyIsNotLeased() {
         GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
-        // One request per lease length (a tenth of 100 s): below 2 tokens per lease length.
+        // One request per 110 s: below 2 tokens per longest lease (the period, 100 s).
         for (int i = 0; i < 20; i++) {
             assertThat(decide(guarded, SLOW).allowed()).isTrue();
-            clock.advance(Duration.ofSeconds(10));
+            clock.advance(Duration.ofSeconds(110));
         }
         assertThat(store.calls()).isEqualTo(20);
         assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isZero();
     }
 
     @Test
+    void aKeySpreadThinIsLeasedForTheTokensItsRateAsksForInTheLeasesLife() {
+        // The mission's tier seen by one of 20 instances: a client's 300 requests a second are 15 here.
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        for (int i = 0; i < 15; i++) {
+            decide(guarded, WINDOW);
+            clock.advanceMicros(66_667);
+        }
+        long calls = store.calls();
+        // 15 tokens a second: each window, a lease of 10 (the cap), then one of what its rest needs.
+        for (int i = 0; i < 150; i++) {
+            assertThat(decide(guarded, WINDOW).allowed()).isTrue();
+            clock.advanceMicros(66_667);
+        }
+        assertThat(store.calls() - calls).as("store calls for 150 requests in 10 windows").isEqualTo(20);
+        assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isZero();
+    }
+
+    @Test
+    void aKeyAboveItsRateIsDeniedFromItsLeasesNeverOverAdmittedAndLittleUnderAdmitted() {
+        // 10 tokens a second, from an empty bucket; the key asks 15 a second.
+        Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1)).withBurst(100).named("bucket");
+        for (int i = 0; i < 100; i++) {
+            storeRemainingAfterOne(bucket);
+        }
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        long admitted = 0;
+        for (int i = 0; i < 150; i++) {
+            admitted += decide(guarded, bucket).allowed() ? 1 : 0;
+            clock.advanceMicros(66_667);
+        }
+        // 10 s refilled 100 tokens: never more admitted; the last lease's tokens and its refill at most fewer.
+        assertThat(admitted).isBetween(100L - 10 - 10, 100L);
+        // Leases granted short of the 10 asked deny the key's requests beyond them until they end.
+        assertThat(store.calls()).as("store calls for 150 requests").isLessThanOrEqualTo(150 / 10 + 5);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isGreaterThan(150 - admitted);
+    }
+
+    @Test
     void aLeaseEndsAtItsLengthAndItsUnusedTokensGoBackLessTheRefillMeanwhile() {
-        // A tenth of a token a second; leases last 10 s (1% of the period).
+        // A tenth of a token a second; leases last at most 10 s (1% of the period).
         Limit slower = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1_000)).withBurst(100).named("slower");
         GuardedStore guarded = guarded(LeasePolicy.custom().lengthShare(0.01).build());
         for (int i = 0; i < 18; i++) {
@@ -97,28 +135,29 @@ class LeasingTest {
         long calls = store.calls();
         assertThat(decide(guarded, slower).allowed()).isTrue();
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isEqualTo(7);
-        // Give-back and a new lease of 9 (18 tokens in the last lease length, averaged with none).
+        // Give-back and a new lease of 10 (18 tokens in the last 10 s).
         assertThat(store.calls()).isEqualTo(calls + 2);
-        // 3 + 22 leased, 1.1 refilled in 11 s, 7 - 1.1 taken back (the refill a bucket without the lease may have
-        // wasted at its capacity is not), 9 leased, then one more.
-        assertThat(storeRemainingAfterOne(slower)).isEqualTo(100 - 25 + 7 - 9 - 1);
+        // 1 + 24 leased, 1.1 refilled in 11 s, 7 - 1.1 taken back (the refill a bucket without the lease may have
+        // wasted at its capacity is not), 10 leased, then one more.
+        assertThat(storeRemainingAfterOne(slower)).isEqualTo(100 - 25 + 7 - 10 - 1);
     }
 
     @Test
     void aWindowsLeaseEndsWithItsWindow() {
-        GuardedStore guarded = guarded(LeasePolicy.custom().lengthShare(1).build());
-        clock.advance(Duration.ofMillis(900));
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        clock.advance(Duration.ofMillis(500));
         for (int i = 0; i < 16; i++) {
             decide(guarded, WINDOW);
         }
-        long calls = store.calls();
-        // The lease of 10 has 9 left, and its length is a whole second: the window ends first.
-        clock.advance(Duration.ofMillis(150));
-        decide(guarded, WINDOW);
-        assertThat(store.calls()).as("the first request of the next window asks the store").isGreaterThan(calls);
+        // Leases of the tokens the key's rate asks for in the half second its window has left: 1, 2, 3, 4, 6.
+        assertThat(store.calls()).isEqualTo(6);
         assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(10);
-        // Tokens of the old window cannot go back to the new one: nothing was returned there.
-        assertThat(storeRemainingAfterOne(WINDOW)).isLessThan(100 - 1);
+        // The lease of 6 has 1 left; the window ends first.
+        clock.advance(Duration.ofMillis(600));
+        decide(guarded, WINDOW);
+        assertThat(store.calls()).as("give-back, then a lease in the new window").isEqualTo(8);
+        // The token of the old window did not go to the new one, which has the lease of 10 and one more.
+        assertThat(storeRemainingAfterOne(WINDOW)).isEqualTo(100 - 10 - 1);
     }
 
     @Test
