@@ -117,7 +117,7 @@ final class LocalLeases {
         private boolean exhausted;
         /** Until when the lease's tokens may be spent. */
         private long endsAtMicros;
-        /** Until when an exhausted lease denies: its end, but past its window for a sliding window counter. */
+        /** Until when an exhausted lease denies: its end, or its fixed window's end if sooner. */
         private long deniesUntilMicros;
         /** When the lease's binding limit is fully reset, had nothing else been charged: for the headers. */
         private long resetAtMicros;
@@ -218,7 +218,8 @@ final class LocalLeases {
         /**
          * Installs a lease the store granted for a request of {@code cost}: one that covers the
          * cost, which it spends, or one of no tokens (the store's denial). A lease short of what
-         * was asked (none at all included) denies beyond its tokens until it ends.
+         * was asked (none at all included), or that took a fixed window's last tokens, denies
+         * beyond its tokens until it ends.
          *
          * @param askedAtMicros this instance's clock before the lease call
          */
@@ -226,15 +227,16 @@ final class LocalLeases {
             refilling = false;
             lease = granted;
             left = Math.max(0, granted.tokens() - cost);
-            exhausted = granted.tokens() < asked;
+            // Granted short, or a fixed window's last tokens: once spent, the key is at its limit.
+            exhausted = (granted.tokens() < asked || (granted.decision().remaining() == 0
+                    && granted.decision().binding().algorithm() == Algorithms.FIXED_WINDOW))
+                    && !freesTokensGradually(key.limits());
             long takenAt = granted.takenAtMicros();
             long windowLeft = Leasing.spendableUntil(key.limits(), takenAt) - takenAt;
             long resetAfter = granted.decision().resetAfter().toNanos() / 1_000;
             long length = Math.min(plannedLengthMicros, resetAfter);
             endsAtMicros = askedAtMicros + Math.min(length, windowLeft);
-            // A fixed window gives its tokens back all at once when it ends; a sliding window counter
-            // frees them a little at a time, also near its window's end, which instances denying until
-            // then all at once would leave unclaimed.
+            // A fixed window gives its tokens back all at once when it ends, a bucket's refill waits in it.
             deniesUntilMicros = askedAtMicros + Math.min(length, fixedWindowEnd(key.limits(), takenAt) - takenAt);
             resetAtMicros = askedAtMicros + resetAfter;
         }
@@ -242,6 +244,16 @@ final class LocalLeases {
         /** A lease call ended without a lease to install. */
         synchronized void refillDone() {
             refilling = false;
+        }
+
+        /**
+         * Whether a limit frees tokens a little at a time and loses those not claimed in time: a
+         * sliding window counter frees its previous window's count over its window, and what no
+         * instance claims before the window ends is lost. Exhausted leases of such limits do not
+         * deny: instances denying for a lease's length claimed a fifth less in the simulator.
+         */
+        private static boolean freesTokensGradually(List<Limit> limits) {
+            return limits.stream().anyMatch(limit -> limit.algorithm() == Algorithms.SLIDING_WINDOW_COUNTER);
         }
 
         /** The end of the shortest fixed window of {@code limits} at {@code atMicros}; {@link Long#MAX_VALUE} without one. */
