@@ -344,14 +344,21 @@ final class GuardedStore implements Store {
 
     @Override
     public void close() {
+        release();
+        store.close();
+    }
+
+    /**
+     * Ends the guard and leaves the store open: every lease's unused tokens go back to the
+     * store (a graceful shutdown, before the store closes), and the fallback's state is freed.
+     */
+    void release() {
         LocalLeases local = leases;
         if (local != null) {
-            // A graceful shutdown gives every lease's unused tokens back before the store closes.
             CompletableFuture.allOf(local.endAll().stream().map(this::giveBack).toArray(CompletableFuture[]::new))
                     .join();
         }
         fallback.close();
-        store.close();
     }
 
     @Override
