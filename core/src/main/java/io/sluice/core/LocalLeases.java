@@ -195,7 +195,8 @@ final class LocalLeases {
             // Two batches' worth of the key's requests, at most the horizon: rate is per horizon.
             long twoBatches = (long) Math.min(horizonMicros, 2.0 * cap * horizonMicros / rate);
             long spendable = Math.min(twoBatches, Leasing.spendableUntil(key.limits(), nowMicros) - nowMicros);
-            long wanted = (long) Math.ceil((double) rate * spendable / horizonMicros);
+            // Rounded down: tokens not spent in their window, or long out of their bucket, are lost.
+            long wanted = (long) ((double) rate * spendable / horizonMicros);
             refilling = true;
             plannedLengthMicros = Math.max(1, twoBatches);
             asked = Math.min(cap, Math.max(cost, wanted));

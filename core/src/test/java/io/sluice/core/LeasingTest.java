@@ -93,12 +93,13 @@ class LeasingTest {
             clock.advanceMicros(66_667);
         }
         long calls = store.calls();
-        // 15 tokens a second: each window, a lease of 10 (the cap), then one of what its rest needs.
+        // 15 tokens a second: each window, a lease of 10 (the cap), then of what the rest of the window
+        // needs, rounded down (4), then of the last request's token.
         for (int i = 0; i < 150; i++) {
             assertThat(decide(guarded, WINDOW).allowed()).isTrue();
             clock.advanceMicros(66_667);
         }
-        assertThat(store.calls() - calls).as("store calls for 150 requests in 10 windows").isEqualTo(20);
+        assertThat(store.calls() - calls).as("store calls for 150 requests in 10 windows").isEqualTo(30);
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isZero();
     }
 
@@ -149,14 +150,15 @@ class LeasingTest {
         for (int i = 0; i < 16; i++) {
             decide(guarded, WINDOW);
         }
-        // Leases of the tokens the key's rate asks for in the half second its window has left: 1, 2, 3, 4, 6.
-        assertThat(store.calls()).isEqualTo(6);
-        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(10);
-        // The lease of 6 has 1 left; the window ends first.
+        // Leases of the tokens the key's rate asks for in the half second its window has left, rounded
+        // down: 1, 1, 2, 3, 4, 6.
+        assertThat(store.calls()).isEqualTo(7);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(9);
+        // The lease of 6 has 2 left; the window ends first.
         clock.advance(Duration.ofMillis(600));
         decide(guarded, WINDOW);
-        assertThat(store.calls()).as("give-back, then a lease in the new window").isEqualTo(8);
-        // The token of the old window did not go to the new one, which has the lease of 10 and one more.
+        assertThat(store.calls()).as("give-back, then a lease in the new window").isEqualTo(9);
+        // The tokens of the old window did not go to the new one, which has the lease of 10 and one more.
         assertThat(storeRemainingAfterOne(WINDOW)).isEqualTo(100 - 10 - 1);
     }
 
