@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Leasing;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
@@ -123,6 +124,12 @@ final class LocalLeases {
         private long resetAtMicros;
         /** A lease call for this key is in flight: requests meanwhile go to the store. */
         private boolean refilling;
+        /**
+         * How long the last lease of a bucket could last before the bucket would have refilled to
+         * full: a lease of a bucket that is not drained ends that soon, and tokens it holds then are
+         * lost (their refill came meanwhile), so the next batch is sized for that time.
+         */
+        private long bucketResetMicros = Long.MAX_VALUE;
         /** What the lease call in flight asked for, and how long its lease is planned to last. */
         private long asked;
         private long plannedLengthMicros;
@@ -194,7 +201,8 @@ final class LocalLeases {
             }
             // Two batches' worth of the key's requests, at most the horizon: rate is per horizon.
             long twoBatches = (long) Math.min(horizonMicros, 2.0 * cap * horizonMicros / rate);
-            long spendable = Math.min(twoBatches, Leasing.spendableUntil(key.limits(), nowMicros) - nowMicros);
+            long spendable = Math.min(Math.min(twoBatches, bucketResetMicros),
+                    Leasing.spendableUntil(key.limits(), nowMicros) - nowMicros);
             // Rounded down: tokens not spent in their window, or long out of their bucket, are lost.
             long wanted = (long) ((double) rate * spendable / horizonMicros);
             refilling = true;
@@ -240,6 +248,9 @@ final class LocalLeases {
             // A fixed window gives its tokens back all at once when it ends, a bucket's refill waits in it.
             deniesUntilMicros = askedAtMicros + Math.min(length, fixedWindowEnd(key.limits(), takenAt) - takenAt);
             resetAtMicros = askedAtMicros + resetAfter;
+            Algorithm binding = granted.decision().binding().algorithm();
+            bucketResetMicros = binding == Algorithms.TOKEN_BUCKET || binding == Algorithms.GCRA ? resetAfter
+                    : Long.MAX_VALUE;
         }
 
         /** A lease call ended without a lease to install. */

@@ -21,6 +21,9 @@ class LeasingTest {
     /** 1 token a second, burst 100: nothing refills within a test's few seconds unless it waits. */
     private static final Limit SLOW = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(100)).withBurst(100)
             .named("slow");
+    /** 100 per 100 s, from a window's start: nothing resets within a test unless it waits. */
+    private static final Limit LONG_WINDOW = Limit.of(Algorithms.FIXED_WINDOW, 100, Duration.ofSeconds(100))
+            .named("long-window");
     private static final Limit WINDOW = Limit.of(Algorithms.FIXED_WINDOW, 100, Duration.ofSeconds(1)).named("window");
     private static final Limit LOG = Limit.of(Algorithms.SLIDING_LOG, 100, Duration.ofSeconds(1)).named("log");
 
@@ -58,16 +61,16 @@ class LeasingTest {
     void batchesGrowWithTheKeysRateUpToTheShareOfTheLimit() {
         GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
         for (int i = 0; i < 16; i++) {
-            assertThat(decide(guarded, SLOW).allowed()).isTrue();
+            assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
         }
         // One request alone (below 2 tokens per longest lease), then leases of 2, 4 and 8 (the
         // tokens asked so far), then 10 (10% of 100).
         assertThat(store.calls()).isEqualTo(5);
         assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isEqualTo(4);
         assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(11);
-        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 1 - 2 - 4 - 8 - 10 - 1);
+        assertThat(storeRemainingAfterOne(LONG_WINDOW)).isEqualTo(100 - 1 - 2 - 4 - 8 - 10 - 1);
         for (int i = 0; i < 30; i++) {
-            decide(guarded, SLOW);
+            decide(guarded, LONG_WINDOW);
         }
         assertThat(store.calls()).as("30 more requests: the 9 left, then leases of 10").isEqualTo(5 + 3);
     }
@@ -100,6 +103,21 @@ class LeasingTest {
             clock.advanceMicros(66_667);
         }
         assertThat(store.calls() - calls).as("store calls for 150 requests in 10 windows").isEqualTo(30);
+        assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isZero();
+    }
+
+    @Test
+    void aBucketFarFromDrainedIsLeasedForTheTimeItWouldTakeToRefill() {
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        for (int i = 0; i < 16; i++) {
+            assertThat(decide(guarded, SLOW).allowed()).isTrue();
+        }
+        // A lease of 2 left the bucket 3 s from full, a few hundredths of the key's 100 s horizon: later
+        // batches are what the key asks for in the time the bucket takes to refill what is out, one
+        // token each until the 15th request's two, so that none is held while the bucket refills.
+        assertThat(store.calls()).isEqualTo(1 + 1 + 12);
+        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 16 - 1);
+        guarded.close();
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isZero();
     }
 
@@ -166,7 +184,7 @@ class LeasingTest {
     void closingGivesEveryLeaseBack() {
         GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
         for (int i = 0; i < 17; i++) {
-            decide(guarded, SLOW);
+            decide(guarded, LONG_WINDOW);
         }
         guarded.close();
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isEqualTo(8);
