@@ -101,7 +101,9 @@ final class LocalLeases {
      * and the batch is the tokens that rate asks for in the lease's life, at most the cap. A
      * lease the store granted short of what was asked (the key is at its limit) denies the
      * key's requests beyond its tokens until it ends, without a store call: the tokens the store
-     * frees meanwhile (a bucket's refill) stay there for the next lease of any instance.
+     * frees meanwhile (a bucket's refill) stay there for the next lease of any instance. A
+     * window's batch counts only the time its window has left, a bucket's only the time its
+     * last lease left it from full.
      */
     static final class Entry {
 
@@ -114,7 +116,10 @@ final class LocalLeases {
 
         private @Nullable Lease lease;
         private long left;
-        /** The lease was granted fewer tokens than asked: beyond them, the key is denied here until the end. */
+        /**
+         * The lease was granted fewer tokens than asked, or a fixed window's last: the key is at its
+         * limit, and beyond the lease's tokens it is denied here until {@link #deniesUntilMicros}.
+         */
         private boolean exhausted;
         /** Until when the lease's tokens may be spent. */
         private long endsAtMicros;
@@ -155,7 +160,7 @@ final class LocalLeases {
 
         /**
          * Decides a request of {@code cost} from the lease when it can: admitted from its
-         * tokens, or denied when the lease came back short and has too few left; {@code null}
+         * tokens, or denied when the lease is exhausted and has too few left; {@code null}
          * when the store must be asked. Counts the request in the key's rate either way.
          */
         synchronized @Nullable Decision spend(long cost, long nowMicros) {
