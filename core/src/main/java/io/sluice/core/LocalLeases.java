@@ -5,7 +5,6 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Leasing;
-import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
@@ -130,11 +129,11 @@ final class LocalLeases {
         /** A lease call for this key is in flight: requests meanwhile go to the store. */
         private boolean refilling;
         /**
-         * How long the last lease of a bucket could last before the bucket would have refilled to
-         * full: a lease of a bucket that is not drained ends that soon, and tokens it holds then are
-         * lost (their refill came meanwhile), so the next batch is sized for that time.
+         * The longest a batch of a bucket may take to spend at the key's rate here: a lease ends
+         * when its bucket would have refilled to full, and tokens it holds then are lost (their
+         * refill came meanwhile). From the last lease, {@link #bucketSpendable}.
          */
-        private long bucketResetMicros = Long.MAX_VALUE;
+        private long bucketSpendableMicros = Long.MAX_VALUE;
         /** What the lease call in flight asked for, and how long its lease is planned to last. */
         private long asked;
         private long plannedLengthMicros;
@@ -206,7 +205,7 @@ final class LocalLeases {
             }
             // Two batches' worth of the key's requests, at most the horizon: rate is per horizon.
             long twoBatches = (long) Math.min(horizonMicros, 2.0 * cap * horizonMicros / rate);
-            long spendable = Math.min(Math.min(twoBatches, bucketResetMicros),
+            long spendable = Math.min(Math.min(twoBatches, bucketSpendableMicros),
                     Leasing.spendableUntil(key.limits(), nowMicros) - nowMicros);
             // Rounded down: tokens not spent in their window, or long out of their bucket, are lost.
             long wanted = (long) ((double) rate * spendable / horizonMicros);
@@ -253,8 +252,9 @@ final class LocalLeases {
             // A fixed window gives its tokens back all at once when it ends, a bucket's refill waits in it.
             deniesUntilMicros = askedAtMicros + Math.min(length, fixedWindowEnd(key.limits(), takenAt) - takenAt);
             resetAtMicros = askedAtMicros + resetAfter;
-            Algorithm binding = granted.decision().binding().algorithm();
-            bucketResetMicros = binding == Algorithms.TOKEN_BUCKET || binding == Algorithms.GCRA ? resetAfter
+            Limit binding = granted.decision().binding();
+            bucketSpendableMicros = binding.algorithm() == Algorithms.TOKEN_BUCKET
+                    || binding.algorithm() == Algorithms.GCRA ? bucketSpendable(binding, resetAfter)
                     : Long.MAX_VALUE;
         }
 
@@ -271,6 +271,18 @@ final class LocalLeases {
          */
         private static boolean freesTokensGradually(List<Limit> limits) {
             return limits.stream().anyMatch(limit -> limit.algorithm() == Algorithms.SLIDING_WINDOW_COUNTER);
+        }
+
+        /**
+         * How long a batch may take to spend at the key's rate here: the time its last lease left
+         * the bucket from full ({@code resetAfter}), when a lease ends, so that tokens are not held
+         * while it refills them; unbounded when this instance alone asks as fast as the bucket
+         * refills, which then cannot refill a batch before it is spent.
+         */
+        private long bucketSpendable(Limit bucket, long resetAfter) {
+            double refillPerMicro = (double) bucket.permits() / bucket.periodMicros();
+            double ratePerMicro = (double) Math.max(perHorizon, windowTokens) / horizonMicros;
+            return ratePerMicro >= refillPerMicro ? Long.MAX_VALUE : resetAfter;
         }
 
         /** The end of the shortest fixed window of {@code limits} at {@code atMicros}; {@link Long#MAX_VALUE} without one. */

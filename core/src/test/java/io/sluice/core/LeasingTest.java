@@ -122,6 +122,26 @@ class LeasingTest {
     }
 
     @Test
+    void aKeyAskingFasterThanItsBucketRefillsIsLeasedInGrowingBatches() {
+        // A token every 100 s, burst 100: 16 requests at once ask faster than that.
+        Limit trickle = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1_000)).withBurst(100)
+                .named("trickle");
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        for (int i = 0; i < 16; i++) {
+            assertThat(decide(guarded, trickle).allowed()).isTrue();
+        }
+        // One request alone; while the key has asked fewer than 10 tokens in the horizon (1,000 s) it
+        // asks slower than the bucket refills, and batches are sized for the time the bucket takes to
+        // refill what is out (2, 1, 2, 4); from the 11th request it asks faster: a full batch of 10.
+        assertThat(store.calls()).isEqualTo(6);
+        assertThat(storeRemainingAfterOne(trickle)).isEqualTo(100 - 1 - 2 - 1 - 2 - 4 - 10 - 1);
+        for (int i = 0; i < 24; i++) {
+            decide(guarded, trickle);
+        }
+        assertThat(store.calls()).as("24 more requests: the 4 left, then two batches of 10").isEqualTo(6 + 2);
+    }
+
+    @Test
     void aKeyAboveItsRateIsDeniedFromItsLeasesNeverOverAdmittedAndLittleUnderAdmitted() {
         // 10 tokens a second, from an empty bucket; the key asks 15 a second.
         Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1)).withBurst(100).named("bucket");
