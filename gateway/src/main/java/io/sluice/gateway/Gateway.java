@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * A running gateway: a reverse proxy that decides every request by the policy file and forwards
  * what is admitted to the upstream, plus an admin port. {@link #close()} shuts it down
  * gracefully: it stops accepting connections, lets the requests in flight finish (up to the
- * shutdown timeout), then closes the store.
+ * shutdown timeout), then gives leased tokens back and closes the store.
  */
 final class Gateway implements AutoCloseable {
 
@@ -51,12 +51,15 @@ final class Gateway implements AutoCloseable {
 
     private final Server proxy;
     private final Server admin;
+    private final PolicyLimiter limiter;
     private final ConfiguredStore store;
     private final ReloadingPolicyConfig config;
 
-    private Gateway(Server proxy, Server admin, ConfiguredStore store, ReloadingPolicyConfig config) {
+    private Gateway(Server proxy, Server admin, PolicyLimiter limiter, ConfiguredStore store,
+                    ReloadingPolicyConfig config) {
         this.proxy = proxy;
         this.admin = admin;
+        this.limiter = limiter;
         this.store = store;
         this.config = config;
     }
@@ -134,7 +137,7 @@ final class Gateway implements AutoCloseable {
             admin.addConnector(connector(admin, settings.adminHost(), settings.adminPort()));
             admin.setHandler(new AdminHandler(registry, store, config, tracker, gatewayConfig, recorder));
 
-            Gateway gateway = new Gateway(proxy, admin, store, config);
+            Gateway gateway = new Gateway(proxy, admin, policyLimiter, store, config);
             try {
                 proxy.start();
                 admin.start();
@@ -177,7 +180,8 @@ final class Gateway implements AutoCloseable {
 
     /**
      * Stops accepting, waits for the requests in flight (up to the shutdown timeout), then
-     * closes the admin port, the store and the config watch.
+     * closes the admin port, the limiter (which gives its leases' unused tokens back), the
+     * store and the config watch.
      */
     @Override
     public void close() {
@@ -191,6 +195,7 @@ final class Gateway implements AutoCloseable {
         } catch (Exception e) {
             LOGGER.log(Level.WARNING, "stopping the admin port failed", e);
         }
+        limiter.close();
         store.close();
         config.close();
     }
