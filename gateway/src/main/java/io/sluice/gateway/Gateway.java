@@ -3,7 +3,6 @@ package io.sluice.gateway;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.api.TimeSource;
-import io.sluice.core.LeasePolicy;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.core.ReloadingPolicyConfig;
 import io.sluice.core.StoreGuard;
@@ -82,15 +81,6 @@ final class Gateway implements AutoCloseable {
      */
     static Gateway start(Settings settings, GatewayConfig gatewayConfig, Supplier<ConfiguredStore> openStore,
                          @Nullable TimeSource clockForTesting) {
-        return start(settings, gatewayConfig, openStore, clockForTesting, null);
-    }
-
-    /**
-     * Starts as above, with local quota leasing on when {@code leasing} is given: how
-     * {@code GatewayBenchmark} measures leased decisions until the policy file can turn leasing on.
-     */
-    static Gateway start(Settings settings, GatewayConfig gatewayConfig, Supplier<ConfiguredStore> openStore,
-                         @Nullable TimeSource clockForTesting, @Nullable LeasePolicy leasing) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ConfigTracker tracker = new ConfigTracker(settings.config().toAbsolutePath().normalize(), registry);
         ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(settings.config(), tracker);
@@ -115,9 +105,6 @@ final class Gateway implements AutoCloseable {
             }
             if (clockForTesting != null) {
                 guard.clockForTesting(clockForTesting);
-            }
-            if (leasing != null) {
-                guard.leasing(leasing);
             }
             PolicyLimiter policyLimiter = PolicyLimiter.builder().config(config).store(store.store()).guard(guard.build())
                     .build();

@@ -7,7 +7,6 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
-import io.sluice.core.LeasePolicy;
 import io.sluice.store.redis.RedisStore;
 import io.sluice.testkit.redis.RedisFixture;
 import java.lang.management.ManagementFactory;
@@ -286,8 +285,9 @@ public final class GatewayBenchmark {
     private static void leasing(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
             throws Exception {
         Path leased = config(dir, "leased", "redis", redis.uri(), LEASED_TIER, LEASED_KEYS);
-        try (Gateway withLeases = Gateway.start(settings(leased, upstream, true), GatewayConfig.load(leased),
-                () -> ConfiguredStore.open(GatewayConfig.load(leased).store()), null, LeasePolicy.ofDefaults());
+        // The same policy with the policy file's leasing section (its defaults: 10% of the limit).
+        Path withLeasing = config(dir, "with-leasing", "redis", redis.uri(), "leasing: {}\n" + LEASED_TIER, LEASED_KEYS);
+        try (Gateway withLeases = gateway(withLeasing, upstream, true);
              Gateway onRedis = gateway(leased, upstream, true);
              Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
             Map<String, Probe> probes = new LinkedHashMap<>();
