@@ -53,6 +53,13 @@ final class GuardedStore implements Store {
     private final ThrottledLog breakerClosed = new ThrottledLog(LOGGER, Level.INFO);
     private final ThrottledLog returnFailures = new ThrottledLog(LOGGER);
     private final @Nullable LocalLeases leases;
+    /**
+     * Whether a request goes straight to the store: one that decides in this process
+     * ({@link StoreCapabilities#inProcess()}) has no slowness or outage for the timeout, the
+     * breaker or the block cache to protect from, so they would only cost time. Leasing, when
+     * asked for, keeps the whole chain.
+     */
+    private final boolean direct;
 
     GuardedStore(Store store, StoreGuard guard) {
         this.store = store;
@@ -70,6 +77,7 @@ final class GuardedStore implements Store {
         }
         this.leases = leasePolicy != null && store.capabilities().leasing()
                 ? new LocalLeases(leasePolicy, guard.clock, this::giveBack) : null;
+        this.direct = store.capabilities().inProcess() && leases == null;
         breaker.getEventPublisher().onStateTransition(event -> {
             CircuitBreaker.State to = event.getStateTransition().getToState();
             if (to == CircuitBreaker.State.OPEN) {
@@ -91,6 +99,9 @@ final class GuardedStore implements Store {
      * (counted as shadow-denied).
      */
     CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost, boolean shadow) {
+        if (direct) {
+            return CompletableFuture.completedFuture(decideInProcess(key, limits, cost, shadow));
+        }
         long askedAtMicros = guard.clock.nowMicros();
         if (blockCache != null) {
             Decision blocked = blockCache.denial(key, limits, cost, askedAtMicros);
@@ -119,6 +130,34 @@ final class GuardedStore implements Store {
             }
         }
         return callStore(key, limits, cost, shadow, askedAtMicros);
+    }
+
+    /** Decides on the calling thread, without a stage when the store decides in this process. */
+    @Override
+    public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        return direct ? decideInProcess(key, limits, cost, false)
+                : tryAcquire(key, limits, cost, false).toCompletableFuture().join();
+    }
+
+    /**
+     * The decision of a store that decides in this process, asked directly; its failures (only
+     * once closed, or a defect) are answered by the failure policies, counted and logged, as any
+     * store's.
+     */
+    private Decision decideInProcess(String key, List<Limit> limits, long cost, boolean shadow) {
+        Decision decision;
+        try {
+            decision = store.tryAcquireAndWait(key, limits, cost);
+        } catch (RuntimeException e) {
+            Throwable cause = unwrap(e);
+            meters.storeError(cause);
+            return unavailable(key, limits, cost, shadow, "it failed", cause);
+        }
+        if (decision.allowed()) {
+            fallback.charge(key, limits, cost, guard.defaultPolicy);
+        }
+        meters.decision(decision, shadow);
+        return decision;
     }
 
     /** The store's decision on one request, through the breaker and the timeout. */

@@ -71,7 +71,7 @@ public final class LocalStore {
         public Store build() {
             TimeSource clock = testClock;
             return clock != null ? new CaffeineStore(maximumSize, clock, false)
-                    : new CaffeineStore(maximumSize, TimeSource.system(), true);
+                    : new CaffeineStore(maximumSize, CaffeineStore.monotonicClock(), true);
         }
     }
 }

@@ -79,7 +79,7 @@ class LocalStoreTest {
     @Test
     void statesItsCapabilities() {
         try (Store store = LocalStore.builder().build()) {
-            assertThat(store.capabilities()).isEqualTo(new StoreCapabilities(true, true, true, true));
+            assertThat(store.capabilities()).isEqualTo(new StoreCapabilities(true, true, true, true, true));
         }
     }
 
@@ -91,6 +91,22 @@ class LocalStoreTest {
 
         assertThatThrownBy(() -> store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> store.tryAcquireAndWait("client", List.of(limit), 1))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void decidesOnTheCallingThreadAsItsStagesDo() {
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.GCRA, 2, Duration.ofSeconds(1));
+            assertThat(store.tryAcquireAndWait("client", List.of(limit), 1).allowed()).isTrue();
+            assertThat(store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+            Decision denied = store.tryAcquireAndWait("client", List.of(limit), 1);
+            assertThat(denied.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+            assertThat(store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join()).isEqualTo(denied);
+            assertThatThrownBy(() -> store.tryAcquireAndWait("client", List.of(), 1))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
     }
 
     @Test
