@@ -162,7 +162,7 @@ final class CaffeineStore implements Store {
                 // A key denied on no state stays absent; one admitted gets a cell unless
                 // another request made one first, in which case it is decided on that one.
                 if (!charged.test(result) || fresh.isEmpty()
-                        || states.putIfAbsent(key, new Cell(fresh, nowMicros)) == null) {
+                        || states.putIfAbsent(key, new Cell(fresh, nowMicros, longestPeriodMicros(limits))) == null) {
                     return result;
                 }
                 continue;
@@ -174,7 +174,7 @@ final class CaffeineStore implements Store {
                 result = operation.apply(cell.state, limits, nowMicros, amount);
                 admitted = charged.test(result);
                 if (admitted) {
-                    cell.charged(key, nowMicros);
+                    cell.charged(key, nowMicros, limits);
                 }
             }
             if (!admitted || states.get(key) == cell) {
@@ -206,7 +206,26 @@ final class CaffeineStore implements Store {
         states.clear();
     }
 
-    /** One key's state, changed only under its monitor. */
+    /** The longest period of {@code limits}: how long past its reset a key's entry may be kept. */
+    private static long longestPeriodMicros(List<Limit> limits) {
+        long longest = 0;
+        for (int i = 0; i < limits.size(); i++) {
+            longest = Math.max(longest, limits.get(i).periodMicros());
+        }
+        return longest;
+    }
+
+    /**
+     * One key's state, changed only under its monitor.
+     *
+     * <p>The entry lives until its state is fully reset and, past that, until one longest
+     * period of the key's limits after its last admission, as the peers keep a key: a key that
+     * comes back within its period (most busy keys) is decided in its entry instead of paying
+     * for a new one (the cache's write path, a new state, a new entry to expire). An expired
+     * limit's state is dropped by the next decision ({@link KeyState}), so the decisions are the
+     * same; only an idle key's memory is freed later, at most one longest period after its last
+     * admission.
+     */
     private final class Cell {
 
         private final KeyState state;
@@ -215,16 +234,22 @@ final class CaffeineStore implements Store {
         /** How long the entry must live from its creation; read by {@link UntilFullyReset}. */
         private final long createdTtlNanos;
 
-        Cell(KeyState state, long nowMicros) {
+        Cell(KeyState state, long nowMicros, long keepMicros) {
             this.state = state;
-            this.entryExpiresAtMicros = state.expiresAtMicros();
+            this.entryExpiresAtMicros = Math.max(state.expiresAtMicros(), saturatedAdd(nowMicros, keepMicros));
             this.createdTtlNanos = microsToNanos(entryExpiresAtMicros - nowMicros);
         }
 
-        /** Moves the entry's expiry after the state was charged; the caller holds the monitor. */
-        void charged(String key, long nowMicros) {
-            long expiresAt = state.expiresAtMicros();
-            if (expiresAt > entryExpiresAtMicros) {
+        /**
+         * Moves the entry's expiry after the state was charged: always when the state's reset
+         * passed it, else only once it is less than half a period away, so that a busy key moves
+         * it about twice a period rather than on every admission. The caller holds the monitor.
+         */
+        void charged(String key, long nowMicros, List<Limit> limits) {
+            long resetAt = state.expiresAtMicros();
+            long keepMicros = longestPeriodMicros(limits);
+            if (resetAt > entryExpiresAtMicros || nowMicros + keepMicros / 2 > entryExpiresAtMicros) {
+                long expiresAt = Math.max(resetAt, saturatedAdd(nowMicros, keepMicros));
                 entryExpiresAtMicros = expiresAt;
                 // Measured from Caffeine's own reading of the clock, which comes later: the entry
                 // may outlive its state by that much, never the reverse.
@@ -233,7 +258,12 @@ final class CaffeineStore implements Store {
         }
     }
 
-    /** Expires a key's state exactly when its last limit is fully reset. */
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /** Expires a key's entry once its last limit is fully reset and its time past that is over. */
     private final class UntilFullyReset implements Expiry<String, Cell> {
 
         @Override
