@@ -41,6 +41,7 @@ class StoreConformanceTest {
             "aChangedLimitReadsTheStateItsNameHolds",
             "stateExpiresOnceItsLimitIsFullyReset",
             "idleStateIsFreedOnTheStoresOwnClock",
+            "aStoreInProcessAnswersOnTheCallingThread",
             "aKeyLivesAsLongAsItsLongestLivedLimit",
             "stateOfThePreviousFormatIsReadOrRejected",
             "badRequestsGetTheDocumentedExceptions",
@@ -98,6 +99,12 @@ class StoreConformanceTest {
         assertThat(run(IgnoresTheVirtualClock.class).failed()).containsKeys(
                 "singleLimitDecisionsMatchTheReferenceModel",
                 "stateExpiresOnceItsLimitIsFullyReset");
+    }
+
+    @Test
+    void aLateStoreDeclaringInProcessIsCaught() {
+        Outcome outcome = run(LateButInProcess.class);
+        assertThat(outcome.failed()).as("passed: %s", outcome.passed()).containsKeys("aStoreInProcessAnswersOnTheCallingThread");
     }
 
     @Test
@@ -362,6 +369,12 @@ class StoreConformanceTest {
     static class ForgetsEarly extends MapStoreKit {
         ForgetsEarly() {
             super(MapStore.Flaw.FORGETS_EARLY);
+        }
+    }
+
+    static class LateButInProcess extends MapStoreKit {
+        LateButInProcess() {
+            super(MapStore.Flaw.LATE_BUT_IN_PROCESS);
         }
     }
 
