@@ -45,7 +45,7 @@ final class MapStore implements Store {
         IGNORES_PREVIOUS_FORMAT,
         /** None, but a store that rejects state of its previous format, naming the version. */
         REJECTS_PREVIOUS_FORMAT,
-        /** Declares that it decides in process, but completes its stages later, on another thread. */
+        /** Declares that it decides in process, but completes its stages a second later, on another thread. */
         LATE_BUT_IN_PROCESS
     }
 
@@ -93,7 +93,7 @@ final class MapStore implements Store {
                 synchronized (this) {
                     return decide(key, limits, cost);
                 }
-            }, CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS));
+            }, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS));
         }
         synchronized (this) {
             return CompletableFuture.completedFuture(decide(key, limits, cost));

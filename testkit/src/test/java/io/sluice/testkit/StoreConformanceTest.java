@@ -103,8 +103,9 @@ class StoreConformanceTest {
 
     @Test
     void aLateStoreDeclaringInProcessIsCaught() {
-        Outcome outcome = run(LateButInProcess.class);
-        assertThat(outcome.failed()).as("passed: %s", outcome.passed()).containsKeys("aStoreInProcessAnswersOnTheCallingThread");
+        // That check alone: the flawed store answers a second late, whatever the machine's load.
+        assertThat(run(selectMethod(LateButInProcess.class, "aStoreInProcessAnswersOnTheCallingThread",
+                Reporter.class.getName())).failed()).containsKeys("aStoreInProcessAnswersOnTheCallingThread");
     }
 
     @Test
