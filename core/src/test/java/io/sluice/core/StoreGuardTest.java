@@ -159,6 +159,30 @@ class StoreGuardTest {
     }
 
     @Test
+    void theBreakerLogsWhenItOpensAndCloses() throws InterruptedException {
+        try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
+            // A name of its own: the log of other tests' guards may still be on its way.
+            GuardedStore guarded = guard().storeName("breaker-logged").build().guard(store);
+            store.set(OutageStore.Mode.DOWN);
+            for (int i = 0; i < 10; i++) {
+                decide(guarded, PER_SECOND, 1);
+            }
+            assertThat(guarded.breakerState()).isEqualTo(CircuitBreaker.State.OPEN);
+            assertThat(log.await(record -> record.getMessage().startsWith(
+                    "circuit breaker of store breaker-logged opened"), 1)).hasSize(1);
+
+            store.set(OutageStore.Mode.UP);
+            clock.advance(StoreGuard.DEFAULT_WAIT_IN_OPEN_STATE.plusMillis(1));
+            for (int i = 0; i < 3; i++) {
+                decide(guarded, PER_SECOND, 1);
+            }
+            assertThat(guarded.breakerState()).isEqualTo(CircuitBreaker.State.CLOSED);
+            assertThat(log.await(record -> record.getMessage().startsWith(
+                    "circuit breaker of store breaker-logged closed"), 1)).hasSize(1);
+        }
+    }
+
+    @Test
     void aStoreThatDoesNotAnswerIsCutOffAtTheTimeout() throws Exception {
         GuardedStore guarded = guard().timeout(Duration.ofMillis(20)).build().guard(store);
         store.set(OutageStore.Mode.HUNG);
