@@ -38,6 +38,20 @@ public interface Store extends AutoCloseable {
     CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost);
 
     /**
+     * Decides as {@link #tryAcquire} does and waits for the answer: the path of
+     * {@link RateLimiter#decide(String, long)}. The default waits for {@link #tryAcquire}'s
+     * stage, which is right for every store; a store that decides on the calling thread
+     * ({@link StoreCapabilities#inProcess()}) may override it to answer without a stage.
+     *
+     * @throws RuntimeException when the store fails: the stage's {@link
+     *     java.util.concurrent.CompletionException} in the default, the failure itself (preferably a
+     *     {@link StoreUnavailableException}) in an override
+     */
+    default Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        return tryAcquire(key, limits, cost).toCompletableFuture().join();
+    }
+
+    /**
      * Takes a batch of tokens from every limit of {@code key} at once, for one instance to
      * spend locally: the largest count up to {@code maxTokens} that every limit admits now,
      * charged to all of them atomically (0 when one of them cannot give a single token). A

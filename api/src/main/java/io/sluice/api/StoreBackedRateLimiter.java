@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,19 +34,18 @@ final class StoreBackedRateLimiter implements RateLimiter {
 
     @Override
     public Decision decide(String key, long cost) {
+        check(key, cost);
         try {
-            return decideAsync(key, cost).toCompletableFuture().join();
-        } catch (CompletionException e) {
+            // No stage: a store that decides in process answers on this thread (Store.tryAcquireAndWait).
+            return store.tryAcquireAndWait(key, limits, cost);
+        } catch (RuntimeException e) {
             return unavailable(e);
         }
     }
 
     @Override
     public CompletionStage<Decision> decideAsync(String key, long cost) {
-        checkKey(key);
-        if (cost < 1) {
-            throw new IllegalArgumentException("cost must be at least 1: " + cost);
-        }
+        check(key, cost);
         CompletionStage<Decision> decision;
         try {
             decision = store.tryAcquire(key, limits, cost);
@@ -74,11 +72,14 @@ final class StoreBackedRateLimiter implements RateLimiter {
         return Decision.storeUnavailable(limits.get(0), admitWhenUnavailable);
     }
 
-    static void checkKey(String key) {
+    private static void check(String key, long cost) {
         Objects.requireNonNull(key, "key");
         if (key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("key must be 1-" + MAX_KEY_LENGTH
                     + " characters, was " + key.length());
+        }
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be at least 1: " + cost);
         }
     }
 }

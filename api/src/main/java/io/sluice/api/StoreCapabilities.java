@@ -12,11 +12,23 @@ package io.sluice.api;
  *     bounded by active keys
  * @param leasing the store implements {@link Store#lease} and {@link Store#giveBack}, so
  *     instances can spend batches of tokens locally
+ * @param inProcess the store decides in this process, on the calling thread: its stages are
+ *     complete when returned and {@link Store#tryAcquireAndWait} never waits, it has no server that can
+ *     be slow or down, and it fails only once closed (or on a defect). A {@link StoreLayer}
+ *     may then call it directly, without a timeout, circuit breaker or block cache, which
+ *     protect a store from slowness and outages it cannot have. Never set it for a store that
+ *     waits for anything outside the process.
  */
-public record StoreCapabilities(boolean serverClock, boolean atomicMultiLimit, boolean expiry, boolean leasing) {
+public record StoreCapabilities(boolean serverClock, boolean atomicMultiLimit, boolean expiry, boolean leasing,
+                                boolean inProcess) {
 
-    /** The capabilities of a store that does not lease tokens. */
+    /** The capabilities of a store that may lease tokens and decides outside this process. */
+    public StoreCapabilities(boolean serverClock, boolean atomicMultiLimit, boolean expiry, boolean leasing) {
+        this(serverClock, atomicMultiLimit, expiry, leasing, false);
+    }
+
+    /** The capabilities of a store that does not lease tokens and decides outside this process. */
     public StoreCapabilities(boolean serverClock, boolean atomicMultiLimit, boolean expiry) {
-        this(serverClock, atomicMultiLimit, expiry, false);
+        this(serverClock, atomicMultiLimit, expiry, false, false);
     }
 }

@@ -68,10 +68,11 @@ final class Fallback implements AutoCloseable {
      * is spent (this instance took more than its part) is left as it is.
      */
     void charge(String key, List<Limit> limits, long cost, FailurePolicy defaultPolicy) {
-        List<Limit> local = shares(limits, defaultPolicy);
-        if (!local.isEmpty()) {
-            this.local.tryAcquire(key, local, cost);
+        if (!fallsBack(limits, defaultPolicy)) {
+            // Checked first so that an admission with no fallback limit allocates nothing.
+            return;
         }
+        this.local.tryAcquire(key, shares(limits, defaultPolicy), cost);
     }
 
     /** Decides a request whose strictest failure policy is {@link FailurePolicy#FALLBACK}. */
@@ -89,6 +90,15 @@ final class Fallback implements AutoCloseable {
         return Decision.fallback(binding, decision.allowed(), decision.remaining(),
                 decision.resetAfter().toNanos() / 1_000,
                 decision.retryAfter().map(wait -> wait.toNanos() / 1_000).orElse(-1L));
+    }
+
+    private static boolean fallsBack(List<Limit> limits, FailurePolicy defaultPolicy) {
+        for (int i = 0; i < limits.size(); i++) {
+            if (limits.get(i).failurePolicy().orElse(defaultPolicy) == FailurePolicy.FALLBACK) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The shares of the limits that fall back, at the current number of instances. */

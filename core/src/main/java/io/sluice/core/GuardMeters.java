@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,8 +67,16 @@ final class GuardMeters {
         if (meters != null) {
             meters.latency.record(nanos, TimeUnit.NANOSECONDS);
             if (failure != null) {
-                (failure instanceof TimeoutException ? meters.timeouts : meters.errors).increment();
+                storeError(failure);
             }
+        }
+    }
+
+    /** A failed store call, without its time: a store that decides in process is not timed. */
+    void storeError(Throwable failure) {
+        Registered meters = registered;
+        if (meters != null) {
+            (failure instanceof TimeoutException ? meters.timeouts : meters.errors).increment();
         }
     }
 
@@ -109,14 +118,21 @@ final class GuardMeters {
     /** The meters, once a registry is given. */
     private static final class Registered {
 
-        private record RuleOutcome(String rule, Outcome outcome) {
+        /**
+         * One rule's counters, registered at their first use: a decision finds its counter by
+         * the rule's name and the outcome's index, with no tags built and nothing allocated.
+         */
+        private static final class RuleCounters {
+
+            private final AtomicReferenceArray<@Nullable Counter> decisions =
+                    new AtomicReferenceArray<>(Outcome.values().length);
+            private volatile @Nullable Counter nearLimit;
         }
 
         private final MeterRegistry registry;
         private final Tags storeTag;
         private final double nearLimitRatio;
-        private final ConcurrentMap<RuleOutcome, Counter> decisions = new ConcurrentHashMap<>();
-        private final ConcurrentMap<String, Counter> nearLimit = new ConcurrentHashMap<>();
+        private final ConcurrentMap<String, RuleCounters> rules = new ConcurrentHashMap<>();
         private final Timer latency;
         private final Counter timeouts;
         private final Counter errors;
@@ -174,13 +190,28 @@ final class GuardMeters {
         void decision(Decision decision, boolean shadow) {
             String rule = decision.binding().name();
             Outcome outcome = Outcome.of(decision, shadow);
-            decisions.computeIfAbsent(new RuleOutcome(rule, outcome), key -> Counter.builder(StoreGuard.DECISIONS)
-                    .tags(storeTag).tag("rule", key.rule()).tag("outcome", key.outcome().tag)
-                    .description("Decisions by binding rule and outcome").register(registry)).increment();
+            RuleCounters counters = rules.get(rule);
+            if (counters == null) {
+                counters = rules.computeIfAbsent(rule, name -> new RuleCounters());
+            }
+            Counter decided = counters.decisions.get(outcome.ordinal());
+            if (decided == null) {
+                // Registering is idempotent: two threads that race here get the same counter.
+                decided = Counter.builder(StoreGuard.DECISIONS).tags(storeTag).tag("rule", rule)
+                        .tag("outcome", outcome.tag).description("Decisions by binding rule and outcome")
+                        .register(registry);
+                counters.decisions.set(outcome.ordinal(), decided);
+            }
+            decided.increment();
             if (outcome == Outcome.ALLOWED && decision.limit() - decision.remaining() >= decision.limit() * nearLimitRatio) {
-                nearLimit.computeIfAbsent(rule, name -> Counter.builder(StoreGuard.NEAR_LIMIT).tags(storeTag)
-                        .tag("rule", name).description("Admitted decisions that left the rule at or past the "
-                                + "near-limit ratio of its capacity").register(registry)).increment();
+                Counter near = counters.nearLimit;
+                if (near == null) {
+                    near = Counter.builder(StoreGuard.NEAR_LIMIT).tags(storeTag).tag("rule", rule)
+                            .description("Admitted decisions that left the rule at or past the near-limit ratio "
+                                    + "of its capacity").register(registry);
+                    counters.nearLimit = near;
+                }
+                near.increment();
             }
         }
     }

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -51,8 +52,18 @@ final class GuardedStore implements Store {
     private final ThrottledLog failures = new ThrottledLog(LOGGER);
     private final ThrottledLog breakerOpened = new ThrottledLog(LOGGER);
     private final ThrottledLog breakerClosed = new ThrottledLog(LOGGER, Level.INFO);
+    /** The breaker's state last logged: see {@link #logBreakerTransition}. */
+    private final AtomicReference<CircuitBreaker.State> loggedBreakerState =
+            new AtomicReference<>(CircuitBreaker.State.CLOSED);
     private final ThrottledLog returnFailures = new ThrottledLog(LOGGER);
     private final @Nullable LocalLeases leases;
+    /**
+     * Whether a request goes straight to the store: one that decides in this process
+     * ({@link StoreCapabilities#inProcess()}) has no slowness or outage for the timeout, the
+     * breaker or the block cache to protect from, so they would only cost time. Leasing, when
+     * asked for, keeps the whole chain.
+     */
+    private final boolean direct;
 
     GuardedStore(Store store, StoreGuard guard) {
         this.store = store;
@@ -70,15 +81,7 @@ final class GuardedStore implements Store {
         }
         this.leases = leasePolicy != null && store.capabilities().leasing()
                 ? new LocalLeases(leasePolicy, guard.clock, this::giveBack) : null;
-        breaker.getEventPublisher().onStateTransition(event -> {
-            CircuitBreaker.State to = event.getStateTransition().getToState();
-            if (to == CircuitBreaker.State.OPEN) {
-                breakerOpened.log(() -> "circuit breaker of store " + name + " opened: decisions follow the failure "
-                        + "policies without calling the store, which is probed again after the breaker's wait", null);
-            } else if (to == CircuitBreaker.State.CLOSED) {
-                breakerClosed.log(() -> "circuit breaker of store " + name + " closed: the store decides again", null);
-            }
-        });
+        this.direct = store.capabilities().inProcess() && leases == null;
     }
 
     @Override
@@ -91,6 +94,9 @@ final class GuardedStore implements Store {
      * (counted as shadow-denied).
      */
     CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost, boolean shadow) {
+        if (direct) {
+            return CompletableFuture.completedFuture(decideInProcess(key, limits, cost, shadow));
+        }
         long askedAtMicros = guard.clock.nowMicros();
         if (blockCache != null) {
             Decision blocked = blockCache.denial(key, limits, cost, askedAtMicros);
@@ -119,6 +125,34 @@ final class GuardedStore implements Store {
             }
         }
         return callStore(key, limits, cost, shadow, askedAtMicros);
+    }
+
+    /** Decides on the calling thread, without a stage when the store decides in this process. */
+    @Override
+    public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        return direct ? decideInProcess(key, limits, cost, false)
+                : tryAcquire(key, limits, cost, false).toCompletableFuture().join();
+    }
+
+    /**
+     * The decision of a store that decides in this process, asked directly; its failures (only
+     * once closed, or a defect) are answered by the failure policies, counted and logged, as any
+     * store's.
+     */
+    private Decision decideInProcess(String key, List<Limit> limits, long cost, boolean shadow) {
+        Decision decision;
+        try {
+            decision = store.tryAcquireAndWait(key, limits, cost);
+        } catch (RuntimeException e) {
+            Throwable cause = unwrap(e);
+            meters.storeError(cause);
+            return unavailable(key, limits, cost, shadow, "it failed", cause);
+        }
+        if (decision.allowed()) {
+            fallback.charge(key, limits, cost, guard.defaultPolicy);
+        }
+        meters.decision(decision, shadow);
+        return decision;
     }
 
     /** The store's decision on one request, through the breaker and the timeout. */
@@ -159,6 +193,7 @@ final class GuardedStore implements Store {
         long elapsed = System.nanoTime() - start;
         if (failure == null && decision != null) {
             breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+            logBreakerTransition();
             meters.storeCall(elapsed, null);
             if (blockCache != null) {
                 blockCache.remember(key, limits, cost, askedAtMicros, decision);
@@ -171,10 +206,30 @@ final class GuardedStore implements Store {
         }
         Throwable cause = failure == null ? new StoreUnavailableException("the store answered null") : unwrap(failure);
         breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
+        logBreakerTransition();
         meters.storeCall(elapsed, cause);
         String why = cause instanceof TimeoutException
                 ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
         return unavailable(key, limits, cost, shadow, why, cause);
+    }
+
+    /**
+     * Logs the breaker's opening and closing, seen after the call that caused it (only a
+     * recorded call opens or closes it). Not a listener on the breaker's events: with one,
+     * Resilience4j builds an event, with the time of day, for every successful call.
+     */
+    private void logBreakerTransition() {
+        CircuitBreaker.State now = breaker.getState();
+        CircuitBreaker.State logged = loggedBreakerState.get();
+        if (now == logged || !loggedBreakerState.compareAndSet(logged, now)) {
+            return;
+        }
+        if (now == CircuitBreaker.State.OPEN) {
+            breakerOpened.log(() -> "circuit breaker of store " + name + " opened: decisions follow the failure "
+                    + "policies without calling the store, which is probed again after the breaker's wait", null);
+        } else if (now == CircuitBreaker.State.CLOSED) {
+            breakerClosed.log(() -> "circuit breaker of store " + name + " closed: the store decides again", null);
+        }
     }
 
     /**
@@ -204,12 +259,14 @@ final class GuardedStore implements Store {
                 entry.refillDone();
                 Throwable cause = unwrap(failure);
                 breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
+                logBreakerTransition();
                 meters.storeCall(elapsed, cause);
                 String why = cause instanceof TimeoutException
                         ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
                 return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, why, cause));
             }
             breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+            logBreakerTransition();
             meters.storeCall(elapsed, null);
             meters.leaseRefill(lease.tokens() > 0);
             if (lease.tokens() >= cost) {

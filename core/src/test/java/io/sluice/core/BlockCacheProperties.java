@@ -49,10 +49,12 @@ class BlockCacheProperties {
     @Property(tries = 100)
     void aCachedDenialIsOneTheStoreGives(@ForAll("requests") List<Request> requests) {
         VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
+        // Behind an OutageStore (always up), which is not in process: the guard calls an in-process
+        // store directly, without the block cache.
         try (Store cached = StoreGuard.custom().clockForTesting(clock).meterRegistry(METERS).build()
-                .wrap(LocalStore.builder().clockForTesting(clock).build());
+                .wrap(new OutageStore(LocalStore.builder().clockForTesting(clock).build()));
              Store uncached = StoreGuard.custom().clockForTesting(clock).blockCacheSize(0).build()
-                     .wrap(LocalStore.builder().clockForTesting(clock).build())) {
+                     .wrap(new OutageStore(LocalStore.builder().clockForTesting(clock).build()))) {
             for (Request request : requests) {
                 clock.advanceMicros(request.advanceMicros());
                 List<Limit> limits = List.of(Limit.of(Algorithms.all().get(request.algorithm()), 10,

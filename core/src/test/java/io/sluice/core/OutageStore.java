@@ -89,9 +89,12 @@ final class OutageStore implements Store, InstanceCount {
         }
     }
 
+    /** The real store's, except that this one can be down or hung: it never decides in process. */
     @Override
     public StoreCapabilities capabilities() {
-        return real.capabilities();
+        StoreCapabilities capabilities = real.capabilities();
+        return new StoreCapabilities(capabilities.serverClock(), capabilities.atomicMultiLimit(),
+                capabilities.expiry(), capabilities.leasing(), false);
     }
 
     @Override

@@ -72,6 +72,43 @@ class StoreGuardTest {
     }
 
     @Test
+    void aStoreThatDecidesInProcessIsAskedDirectlyOnEveryRequest() {
+        try (Store local = LocalStore.builder().clockForTesting(clock).build()) {
+            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(local).layer(guard().build()).build();
+            for (int i = 0; i < 100; i++) {
+                assertThat(limiter.decide("client").allowed()).isTrue();
+            }
+            Decision denied = limiter.decide("client");
+            assertThat(denied.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+            clock.advanceMicros(4_000);
+            // No block cache: the store's own denial, whose wait is the store's.
+            assertThat(limiter.decide("client").retryAfter()).contains(Duration.ofMillis(6));
+            assertThat(limiter.decideAsync("client", 1).toCompletableFuture().join().allowed()).isFalse();
+
+            assertThat(count(StoreGuard.BLOCK_CACHE_HITS, "store", "test")).isZero();
+            assertThat(count(StoreGuard.DECISIONS, "rule", "second", "outcome", "allowed")).isEqualTo(100);
+            assertThat(count(StoreGuard.DECISIONS, "rule", "second", "outcome", "denied")).isEqualTo(3);
+            // Not timed: an in-process store has no latency of a call to watch.
+            assertThat(registry.find(StoreGuard.STORE_LATENCY).timer().count()).isZero();
+        }
+    }
+
+    @Test
+    void aClosedInProcessStoreIsCountedAndAnsweredByTheFailurePolicy() {
+        Store local = LocalStore.builder().clockForTesting(clock).build();
+        local.close();
+        RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(local).layer(guard().build())
+                .failurePolicy(FailurePolicy.FAIL_OPEN).build();
+
+        Decision decision = limiter.decide("client");
+
+        assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+        assertThat(decision.allowed()).isTrue();
+        assertThat(count(StoreGuard.STORE_ERRORS, "cause", "failure")).isEqualTo(1);
+        assertThat(count(StoreGuard.DECISIONS, "rule", "second", "outcome", "unavailable-allowed")).isEqualTo(1);
+    }
+
+    @Test
     void aDenialOfALargeCostDoesNotBlockASmallerOne() {
         GuardedStore guarded = guard().build().guard(store);
         assertThat(decide(guarded, PER_SECOND, 95).allowed()).isTrue();
@@ -119,6 +156,30 @@ class StoreGuardTest {
         }
         assertThat(guarded.breakerState()).isEqualTo(CircuitBreaker.State.CLOSED);
         assertThat(count(StoreGuard.STORE_ERRORS, "cause", "failure")).isEqualTo(13);
+    }
+
+    @Test
+    void theBreakerLogsWhenItOpensAndCloses() throws InterruptedException {
+        try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
+            // A name of its own: the log of other tests' guards may still be on its way.
+            GuardedStore guarded = guard().storeName("breaker-logged").build().guard(store);
+            store.set(OutageStore.Mode.DOWN);
+            for (int i = 0; i < 10; i++) {
+                decide(guarded, PER_SECOND, 1);
+            }
+            assertThat(guarded.breakerState()).isEqualTo(CircuitBreaker.State.OPEN);
+            assertThat(log.await(record -> record.getMessage().startsWith(
+                    "circuit breaker of store breaker-logged opened"), 1)).hasSize(1);
+
+            store.set(OutageStore.Mode.UP);
+            clock.advance(StoreGuard.DEFAULT_WAIT_IN_OPEN_STATE.plusMillis(1));
+            for (int i = 0; i < 3; i++) {
+                decide(guarded, PER_SECOND, 1);
+            }
+            assertThat(guarded.breakerState()).isEqualTo(CircuitBreaker.State.CLOSED);
+            assertThat(log.await(record -> record.getMessage().startsWith(
+                    "circuit breaker of store breaker-logged closed"), 1)).hasSize(1);
+        }
     }
 
     @Test

@@ -28,9 +28,15 @@ final class CountingStore implements Store {
         return calls;
     }
 
+    /**
+     * The store's, but never in process: the simulation's local store stands for a shared one
+     * (and can be taken down), so each instance's guard runs its whole chain on it, block cache
+     * and breaker included, as it would on Redis.
+     */
     @Override
     public StoreCapabilities capabilities() {
-        return store.capabilities();
+        StoreCapabilities own = store.capabilities();
+        return new StoreCapabilities(own.serverClock(), own.atomicMultiLimit(), own.expiry(), own.leasing(), false);
     }
 
     @Override

@@ -833,6 +833,25 @@ public abstract class StoreConformance {
         reporter.publishValue("capabilities", capabilities.toString());
     }
 
+    @Example
+    void aStoreInProcessAnswersOnTheCallingThread(Reporter reporter) {
+        Fixture fixture = fixture();
+        if (!fixture.capabilities.inProcess()) {
+            reporter.publishValue("inProcess", "not declared: the store's stages may complete later");
+            return;
+        }
+        // The guard calls such a store without a timeout: a stage that is not complete at once breaks that promise.
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
+        String key = fixture.newKey("in-process");
+        CompletionStage<Decision> stage = fixture.virtualStore.tryAcquire(key, List.of(limit), 1);
+        assertThat(stage.toCompletableFuture().isDone()).as("the store declares inProcess, but the stage of "
+                + "tryAcquire was not complete when returned").isTrue();
+        Decision waited = fixture.virtualStore.tryAcquireAndWait(key, List.of(limit), 1);
+        Decision expected = new ReferenceModel().tryAcquire(key, List.of(limit), fixture.clock.nowMicros(), 2);
+        assertThat(waited).as("tryAcquireAndWait, after tryAcquire of cost 1 against %s at the same time: "
+                + "decided as the second token of that limit", limit).isEqualTo(expected);
+    }
+
     // ---- plumbing --------------------------------------------------------------------------
 
     /** The virtual clock's start, for checks that need a known phase of the windows. */

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -43,7 +44,9 @@ final class MapStore implements Store {
         /** Never sees state of its previous format, as a store that moved to a new key schema. */
         IGNORES_PREVIOUS_FORMAT,
         /** None, but a store that rejects state of its previous format, naming the version. */
-        REJECTS_PREVIOUS_FORMAT
+        REJECTS_PREVIOUS_FORMAT,
+        /** Declares that it decides in process, but completes its stages a second later, on another thread. */
+        LATE_BUT_IN_PROCESS
     }
 
     /** One key's states, by limit name, when all of them are reset, and whether the previous format wrote them. */
@@ -66,7 +69,8 @@ final class MapStore implements Store {
 
     @Override
     public StoreCapabilities capabilities() {
-        return new StoreCapabilities(false, true, true);
+        return flaw == Flaw.LATE_BUT_IN_PROCESS ? new StoreCapabilities(false, true, true, false, true)
+                : new StoreCapabilities(false, true, true);
     }
 
     @Override
@@ -83,6 +87,13 @@ final class MapStore implements Store {
         }
         if (flaw == Flaw.RACY) {
             return CompletableFuture.completedFuture(decide(key, limits, cost));
+        }
+        if (flaw == Flaw.LATE_BUT_IN_PROCESS) {
+            return CompletableFuture.supplyAsync(() -> {
+                synchronized (this) {
+                    return decide(key, limits, cost);
+                }
+            }, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS));
         }
         synchronized (this) {
             return CompletableFuture.completedFuture(decide(key, limits, cost));

@@ -41,6 +41,7 @@ class StoreConformanceTest {
             "aChangedLimitReadsTheStateItsNameHolds",
             "stateExpiresOnceItsLimitIsFullyReset",
             "idleStateIsFreedOnTheStoresOwnClock",
+            "aStoreInProcessAnswersOnTheCallingThread",
             "aKeyLivesAsLongAsItsLongestLivedLimit",
             "stateOfThePreviousFormatIsReadOrRejected",
             "badRequestsGetTheDocumentedExceptions",
@@ -98,6 +99,13 @@ class StoreConformanceTest {
         assertThat(run(IgnoresTheVirtualClock.class).failed()).containsKeys(
                 "singleLimitDecisionsMatchTheReferenceModel",
                 "stateExpiresOnceItsLimitIsFullyReset");
+    }
+
+    @Test
+    void aLateStoreDeclaringInProcessIsCaught() {
+        // That check alone: the flawed store answers a second late, whatever the machine's load.
+        assertThat(run(selectMethod(LateButInProcess.class, "aStoreInProcessAnswersOnTheCallingThread",
+                Reporter.class.getName())).failed()).containsKeys("aStoreInProcessAnswersOnTheCallingThread");
     }
 
     @Test
@@ -362,6 +370,12 @@ class StoreConformanceTest {
     static class ForgetsEarly extends MapStoreKit {
         ForgetsEarly() {
             super(MapStore.Flaw.FORGETS_EARLY);
+        }
+    }
+
+    static class LateButInProcess extends MapStoreKit {
+        LateButInProcess() {
+            super(MapStore.Flaw.LATE_BUT_IN_PROCESS);
         }
     }
 

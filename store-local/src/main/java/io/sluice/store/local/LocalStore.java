@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>Each decision is atomic per key: all limits of the key are checked and charged in one
- * step, all-or-nothing, on the store's clock read inside that step. A key's state expires
- * exactly when all its limits are fully reset, so idle keys cost no memory.
+ * step, all-or-nothing, on the store's clock read inside that step. A key's entry is removed
+ * once all its limits are fully reset and it has not been admitted for its longest period,
+ * so idle keys cost no memory.
  */
 public final class LocalStore {
 
@@ -71,7 +72,7 @@ public final class LocalStore {
         public Store build() {
             TimeSource clock = testClock;
             return clock != null ? new CaffeineStore(maximumSize, clock, false)
-                    : new CaffeineStore(maximumSize, TimeSource.system(), true);
+                    : new CaffeineStore(maximumSize, CaffeineStore.monotonicClock(), true);
         }
     }
 }

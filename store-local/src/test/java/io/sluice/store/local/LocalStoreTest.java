@@ -37,6 +37,25 @@ class LocalStoreTest {
     }
 
     @Test
+    void anEntryOutlivesItsResetByOnePeriodAfterItsLastAdmissionAndDecidesAsAFreshOne() {
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1));
+            Decision first = store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join();
+            assertThat(first.resetAfter()).isEqualTo(Duration.ofMillis(10));
+
+            clock.advance(Duration.ofMillis(600));
+            assertThat(holds(store, "client")).as("reset, but admitted within its period").isTrue();
+            Decision again = store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join();
+            assertThat(again).as("decided as on an unused key").isEqualTo(first);
+
+            clock.advance(Duration.ofMillis(999));
+            assertThat(holds(store, "client")).as("kept a period after its last admission").isTrue();
+            clock.advance(Duration.ofMillis(1));
+            assertThat(holds(store, "client")).isFalse();
+        }
+    }
+
+    @Test
     void aKeyIsKeptUntilItsLastLimitIsReset() {
         try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
             Limit shortLimit = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(1)).named("short");
@@ -79,7 +98,7 @@ class LocalStoreTest {
     @Test
     void statesItsCapabilities() {
         try (Store store = LocalStore.builder().build()) {
-            assertThat(store.capabilities()).isEqualTo(new StoreCapabilities(true, true, true, true));
+            assertThat(store.capabilities()).isEqualTo(new StoreCapabilities(true, true, true, true, true));
         }
     }
 
@@ -91,6 +110,22 @@ class LocalStoreTest {
 
         assertThatThrownBy(() -> store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);
+        assertThatThrownBy(() -> store.tryAcquireAndWait("client", List.of(limit), 1))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void decidesOnTheCallingThreadAsItsStagesDo() {
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.GCRA, 2, Duration.ofSeconds(1));
+            assertThat(store.tryAcquireAndWait("client", List.of(limit), 1).allowed()).isTrue();
+            assertThat(store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+            Decision denied = store.tryAcquireAndWait("client", List.of(limit), 1);
+            assertThat(denied.reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+            assertThat(store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join()).isEqualTo(denied);
+            assertThatThrownBy(() -> store.tryAcquireAndWait("client", List.of(), 1))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
     }
 
     @Test
