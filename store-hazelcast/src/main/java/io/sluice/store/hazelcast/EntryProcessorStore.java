@@ -5,9 +5,9 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
 import io.sluice.algorithms.Algorithms;
-import io.sluice.algorithms.LeaseArguments;
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridLease;
+import io.sluice.algorithms.grid.GridOperation;
 import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
@@ -74,44 +74,43 @@ final class EntryProcessorStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        byte[] request;
+        GridOperation operation;
         try {
-            request = GridRequest.encode(limits, cost, now());
+            operation = GridOperation.decide(limits, cost, now());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        ApplyLimits processor = new ApplyLimits(request);
-        return calls.call(() -> map().executeOnKey(key, processor))
-                .thenApply(reply -> GridReply.decode(reply, limits));
+        return run(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
     }
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        byte[] request;
+        GridOperation operation;
         try {
-            LeaseArguments.checkLease(limits, maxTokens);
-            request = GridRequest.encode(limits, maxTokens, now());
+            operation = GridOperation.lease(limits, maxTokens, now());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        LeaseLimits processor = LeaseLimits.lease(request);
-        return calls.call(() -> map().executeOnKey(key, processor))
-                .thenApply(reply -> GridLease.decode(reply, limits));
+        return run(key, operation).thenApply(reply -> GridLease.decode(reply, limits));
     }
 
     @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
-        LeaseLimits processor;
+        GridOperation operation;
         try {
-            LeaseArguments.checkGiveBack(limits, lease, unusedTokens);
-            if (unusedTokens == 0) {
-                return CompletableFuture.completedFuture(null);
-            }
-            processor = LeaseLimits.giveBack(GridRequest.encode(limits, unusedTokens, now()), lease.takenAtMicros());
+            operation = GridOperation.giveBack(limits, lease, unusedTokens, now());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return calls.call(() -> map().executeOnKey(key, processor)).thenApply(reply -> null);
+        if (operation == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return run(key, operation).thenApply(reply -> null);
+    }
+
+    private CompletableFuture<long[]> run(String key, GridOperation operation) {
+        ApplyLimits processor = new ApplyLimits(operation);
+        return calls.call(() -> map().executeOnKey(key, processor));
     }
 
     @Override
@@ -127,9 +126,9 @@ final class EntryProcessorStore implements Store {
      */
     @Nullable Throwable warmUp(Duration patience) {
         List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
-        byte[] request = GridRequest.encode(List.of(WARM_UP), 2, now());
+        GridOperation refused = GridOperation.decide(List.of(WARM_UP), 2, now());
         for (String key : warmUpKeys()) {
-            ApplyLimits processor = new ApplyLimits(request);
+            ApplyLimits processor = new ApplyLimits(refused);
             warmUps.add(calls.call(() -> map().executeOnKey(key, processor), patience));
         }
         try {

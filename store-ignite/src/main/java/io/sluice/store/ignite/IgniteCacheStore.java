@@ -1,9 +1,9 @@
 package io.sluice.store.ignite;
 
 import io.sluice.algorithms.Algorithms;
-import io.sluice.algorithms.LeaseArguments;
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridLease;
+import io.sluice.algorithms.grid.GridOperation;
 import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Algorithm;
@@ -68,42 +68,43 @@ final class IgniteCacheStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        byte[] request;
+        GridOperation operation;
         try {
-            request = GridRequest.encode(limits, cost, fixedNowMicros());
+            operation = GridOperation.decide(limits, cost, fixedNowMicros());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        DecideProcessor processor = new DecideProcessor(request);
-        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> GridReply.decode(reply, limits));
+        return run(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
     }
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        LeaseProcessor processor;
+        GridOperation operation;
         try {
-            LeaseArguments.checkLease(limits, maxTokens);
-            processor = LeaseProcessor.lease(GridRequest.encode(limits, maxTokens, fixedNowMicros()));
+            operation = GridOperation.lease(limits, maxTokens, fixedNowMicros());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> GridLease.decode(reply, limits));
+        return run(key, operation).thenApply(reply -> GridLease.decode(reply, limits));
     }
 
     @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
-        LeaseProcessor processor;
+        GridOperation operation;
         try {
-            LeaseArguments.checkGiveBack(limits, lease, unusedTokens);
-            if (unusedTokens == 0) {
-                return CompletableFuture.completedFuture(null);
-            }
-            processor = LeaseProcessor.giveBack(GridRequest.encode(limits, unusedTokens, fixedNowMicros()),
-                    lease.takenAtMicros());
+            operation = GridOperation.giveBack(limits, lease, unusedTokens, fixedNowMicros());
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> null);
+        if (operation == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return run(key, operation).thenApply(reply -> null);
+    }
+
+    private CompletableFuture<long[]> run(String key, GridOperation operation) {
+        DecideProcessor processor = new DecideProcessor(operation);
+        return calls.call(() -> cache.invoke(key, processor));
     }
 
     @Override
@@ -119,9 +120,9 @@ final class IgniteCacheStore implements Store {
      */
     @Nullable Throwable warmUp(Ignite ignite, Duration patience) {
         List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
-        byte[] request = GridRequest.encode(List.of(WARM_UP), 2, fixedNowMicros());
+        GridOperation refused = GridOperation.decide(List.of(WARM_UP), 2, fixedNowMicros());
         for (String key : warmUpKeys(ignite)) {
-            DecideProcessor processor = new DecideProcessor(request);
+            DecideProcessor processor = new DecideProcessor(refused);
             warmUps.add(calls.call(() -> cache.invoke(key, processor), patience));
         }
         try {
