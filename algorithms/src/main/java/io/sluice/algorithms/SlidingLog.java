@@ -15,9 +15,10 @@ import org.jspecify.annotations.Nullable;
  * <p>The running total makes a decision's cost independent of the log's length where it can
  * be: the live entries are found by a binary search on the times, the cost they hold is one
  * subtraction, and a denial's retry time is a binary search on the totals. A denial is
- * O(log n) and allocates nothing; an admission also copies the live entries into the new
- * state (the {@link Algorithm} contract: a state is never changed in place). Format 1 (costs
- * instead of totals) is still read.
+ * O(log n) and allocates nothing, also on a log still in its {@link KeyState} encoding (read
+ * in place: {@link #transition(LongBuffer, long, Limit, long, boolean)}); an admission also
+ * copies the live entries into the new state (the {@link Algorithm} contract: a state is never
+ * changed in place). Format 1 (costs instead of totals) is still read.
  */
 final class SlidingLog implements Algorithm {
 
@@ -29,7 +30,7 @@ final class SlidingLog implements Algorithm {
 
     /**
      * The most permits a sliding log takes: it keeps one entry per admitted request, and an
-     * admission copies the live log, so both memory per key (about 90 KB) and the work per
+     * admission copies the live log, so both memory per key (about 160 KB) and the work per
      * admission stay bounded.
      */
     static final long MAX_PERMITS = 10_000;
