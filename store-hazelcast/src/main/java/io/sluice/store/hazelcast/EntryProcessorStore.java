@@ -6,10 +6,7 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.grid.GridCalls;
-import io.sluice.algorithms.grid.GridLease;
-import io.sluice.algorithms.grid.GridOperation;
-import io.sluice.algorithms.grid.GridReply;
-import io.sluice.algorithms.grid.GridRequest;
+import io.sluice.algorithms.grid.GridOperations;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
@@ -22,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -42,23 +38,20 @@ final class EntryProcessorStore implements Store {
     /** Decisions use the owning member's clock, inside the entry processor. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
 
-    /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
-    private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
-            .named("sluice-warm-up");
     private static final int WARM_UP_KEYS_TRIED = 1_000;
 
     private final HazelcastInstance instance;
     private final String mapName;
-    private final @Nullable TimeSource testClock;
-    private final GridCalls calls;
+    private final GridOperations operations;
     private volatile @Nullable IMap<String, byte[]> map;
 
     EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, int concurrency,
                         @Nullable TimeSource testClock) {
         this.instance = instance;
         this.mapName = mapName;
-        this.testClock = testClock;
-        this.calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
+        this.operations = new GridOperations(
+                new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency),
+                (key, operation) -> map().executeOnKey(key, new ApplyLimits(operation)), testClock);
     }
 
     @Override
@@ -74,48 +67,22 @@ final class EntryProcessorStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        GridOperation operation;
-        try {
-            operation = GridOperation.decide(limits, cost, now());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return run(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
+        return operations.tryAcquire(key, limits, cost);
     }
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        GridOperation operation;
-        try {
-            operation = GridOperation.lease(limits, maxTokens, now());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return run(key, operation).thenApply(reply -> GridLease.decode(reply, limits));
+        return operations.lease(key, limits, maxTokens);
     }
 
     @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
-        GridOperation operation;
-        try {
-            operation = GridOperation.giveBack(limits, lease, unusedTokens, now());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (operation == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return run(key, operation).thenApply(reply -> null);
-    }
-
-    private CompletableFuture<long[]> run(String key, GridOperation operation) {
-        ApplyLimits processor = new ApplyLimits(operation);
-        return calls.call(() -> map().executeOnKey(key, processor));
+        return operations.giveBack(key, limits, lease, unusedTokens);
     }
 
     @Override
     public void close() {
-        calls.close();
+        operations.close();
     }
 
     /**
@@ -125,20 +92,7 @@ final class EntryProcessorStore implements Store {
      * failure, if any, for the builder to report.
      */
     @Nullable Throwable warmUp(Duration patience) {
-        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
-        GridOperation refused = GridOperation.decide(List.of(WARM_UP), 2, now());
-        for (String key : warmUpKeys()) {
-            ApplyLimits processor = new ApplyLimits(refused);
-            warmUps.add(calls.call(() -> map().executeOnKey(key, processor), patience));
-        }
-        try {
-            for (CompletableFuture<long[]> warmUp : warmUps) {
-                GridReply.decode(warmUp.join(), List.of(WARM_UP));
-            }
-            return null;
-        } catch (RuntimeException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        }
+        return operations.warmUp(warmUpKeys(), patience);
     }
 
     /** A key owned by each member that owns partitions (one key when the owners are not known yet). */
@@ -164,11 +118,6 @@ final class EntryProcessorStore implements Store {
         return keys;
     }
 
-    private long now() {
-        TimeSource clock = testClock;
-        return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
-    }
-
     /**
      * The map's proxy, created on first use: a client creates it on the cluster, so a store
      * built while the cluster is unreachable works once it is back.
@@ -184,6 +133,6 @@ final class EntryProcessorStore implements Store {
 
     @Override
     public String toString() {
-        return "HazelcastStore[" + calls + "]";
+        return "HazelcastStore[" + operations + "]";
     }
 }

@@ -2,10 +2,7 @@ package io.sluice.store.ignite;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.grid.GridCalls;
-import io.sluice.algorithms.grid.GridLease;
-import io.sluice.algorithms.grid.GridOperation;
-import io.sluice.algorithms.grid.GridReply;
-import io.sluice.algorithms.grid.GridRequest;
+import io.sluice.algorithms.grid.GridOperations;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
@@ -16,7 +13,6 @@ import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.IgniteCache;
@@ -37,22 +33,19 @@ final class IgniteCacheStore implements Store {
     /** The primary node's clock decides; a test clock only stands in for it in tests. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
 
-    /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
-    private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
-            .named("sluice-warm-up");
     private static final int WARM_UP_KEYS_TRIED = 1_000;
 
     private final IgniteCache<String, byte[]> cache;
     private final Duration timeout;
-    private final @Nullable TimeSource testClock;
-    private final GridCalls calls;
+    private final GridOperations operations;
 
     IgniteCacheStore(IgniteCache<String, byte[]> cache, Duration timeout, int concurrency,
                      @Nullable TimeSource testClock) {
         this.cache = cache;
         this.timeout = timeout;
-        this.testClock = testClock;
-        this.calls = new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency);
+        this.operations = new GridOperations(
+                new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency),
+                (key, operation) -> cache.invoke(key, new DecideProcessor(operation)), testClock);
     }
 
     @Override
@@ -68,49 +61,23 @@ final class IgniteCacheStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        GridOperation operation;
-        try {
-            operation = GridOperation.decide(limits, cost, fixedNowMicros());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return run(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
+        return operations.tryAcquire(key, limits, cost);
     }
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        GridOperation operation;
-        try {
-            operation = GridOperation.lease(limits, maxTokens, fixedNowMicros());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return run(key, operation).thenApply(reply -> GridLease.decode(reply, limits));
+        return operations.lease(key, limits, maxTokens);
     }
 
     @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
-        GridOperation operation;
-        try {
-            operation = GridOperation.giveBack(limits, lease, unusedTokens, fixedNowMicros());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        if (operation == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return run(key, operation).thenApply(reply -> null);
-    }
-
-    private CompletableFuture<long[]> run(String key, GridOperation operation) {
-        DecideProcessor processor = new DecideProcessor(operation);
-        return calls.call(() -> cache.invoke(key, processor));
+        return operations.giveBack(key, limits, lease, unusedTokens);
     }
 
     @Override
     public void close() {
         // The Ignite node belongs to the application; the store only stops using it.
-        calls.close();
+        operations.close();
     }
 
     /**
@@ -119,20 +86,7 @@ final class IgniteCacheStore implements Store {
      * Waits at most {@code patience} in all; returns the failure, if any, for the builder.
      */
     @Nullable Throwable warmUp(Ignite ignite, Duration patience) {
-        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
-        GridOperation refused = GridOperation.decide(List.of(WARM_UP), 2, fixedNowMicros());
-        for (String key : warmUpKeys(ignite)) {
-            DecideProcessor processor = new DecideProcessor(refused);
-            warmUps.add(calls.call(() -> cache.invoke(key, processor), patience));
-        }
-        try {
-            for (CompletableFuture<long[]> warmUp : warmUps) {
-                GridReply.decode(warmUp.join(), List.of(WARM_UP));
-            }
-            return null;
-        } catch (RuntimeException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        }
+        return operations.warmUp(warmUpKeys(ignite), patience);
     }
 
     /** A key whose primary is each server node, as far as the affinity knows. */
@@ -152,11 +106,6 @@ final class IgniteCacheStore implements Store {
             keys.add("sluice-warm-up-0");
         }
         return keys;
-    }
-
-    private long fixedNowMicros() {
-        TimeSource clock = testClock;
-        return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
     }
 
     @Override
