@@ -14,6 +14,14 @@ import java.util.Base64;
 final class ClientKeys {
 
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
+    // One digest per thread: looking one up costs more than hashing a key, on every request.
+    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    });
     private static final byte[] IPV4_MAPPED_PREFIX = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff};
 
     private ClientKeys() {
@@ -62,10 +70,6 @@ final class ClientKeys {
     }
 
     private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        return SHA_256.get();
     }
 }

@@ -69,6 +69,8 @@ final class ConfigParser {
     private static final String REJECT = "reject";
     private static final Set<String> LIMIT_FIELDS = Set.of("name", "algorithm", "permits", "period", "burst",
             "shadow", "failure-policy");
+    private static final Set<String> LEASING_FIELDS = Set.of("share", "length-share", "min-tokens", "max-keys");
+    private static final Pattern SHARE = Pattern.compile("(\\d+(?:\\.\\d+)?)(%?)");
     private static final Set<String> ENDPOINT_FIELDS = Set.of("name", "method", "path", "cost", "per-key",
             "global");
 
@@ -103,7 +105,7 @@ final class ConfigParser {
         }
         // store and http configure the program that hosts the limiter (the sluice gateway), which reads them.
         Fields top = attempt(() -> fields(root, "the policy", Set.of("shadow", "failure-policy", "tiers",
-                "anonymous", "api-keys", "endpoints", "store", "http")));
+                "anonymous", "api-keys", "endpoints", "leasing", "store", "http")));
         if (top == null) {
             return null;
         }
@@ -111,6 +113,8 @@ final class ConfigParser {
         boolean shadow = top.has("shadow") && Boolean.TRUE.equals(attempt(() -> bool(top.get("shadow"))));
         failurePolicy = Objects.requireNonNullElse(top.has("failure-policy")
                 ? attempt(() -> failurePolicy(top.get("failure-policy"))) : null, FailurePolicy.FAIL_CLOSED);
+
+        LeasePolicy leasing = top.has("leasing") ? attempt(() -> leasing(top.get("leasing"))) : null;
 
         Map<String, Tier> tiers = new LinkedHashMap<>();
         // Every tier name written, also of tiers skipped for a problem in their limits.
@@ -161,7 +165,7 @@ final class ConfigParser {
         }
         return new PolicyConfig(file, shadow, failurePolicy, tiers, anonymous == null ? null : anonymous.tier(),
                 unknownKeyTier, keyTiers, endpoints, anonymous == null ? 32 : anonymous.ipv4Prefix(),
-                anonymous == null ? 64 : anonymous.ipv6Prefix());
+                anonymous == null ? 64 : anonymous.ipv6Prefix(), leasing);
     }
 
     /** The node tree of the file; {@code null} (and a problem) when it is no YAML or empty. */
@@ -216,6 +220,57 @@ final class ConfigParser {
             tiers.put(name, new Tier(name, limits));
         }
         return null;
+    }
+
+    /**
+     * The {@code leasing} section: local quota leasing on, with the policy's defaults for the
+     * fields it does not give. {@code null} (and the problems) when a field is wrong.
+     */
+    private @Nullable LeasePolicy leasing(Node node) {
+        // "leasing:" alone, or "leasing: {}", turns it on with the defaults.
+        if (node instanceof ScalarNode && ((ScalarNode) node).getValue().isEmpty()) {
+            return LeasePolicy.ofDefaults();
+        }
+        int before = problems.size();
+        Fields fields = fields(node, "leasing", LEASING_FIELDS);
+        LeasePolicy.Builder policy = LeasePolicy.custom();
+        if (fields.has("share")) {
+            Double share = attempt(() -> share(fields.get("share"), "share"));
+            if (share != null) {
+                policy.share(share);
+            }
+        }
+        if (fields.has("length-share")) {
+            Double lengthShare = attempt(() -> share(fields.get("length-share"), "length-share"));
+            if (lengthShare != null) {
+                policy.lengthShare(lengthShare);
+            }
+        }
+        if (fields.has("min-tokens")) {
+            Long minTokens = attempt(() -> integer(fields.get("min-tokens"), "min-tokens", 1, Long.MAX_VALUE));
+            if (minTokens != null) {
+                policy.minTokens(minTokens);
+            }
+        }
+        if (fields.has("max-keys")) {
+            Long maxKeys = attempt(() -> integer(fields.get("max-keys"), "max-keys", 1, Long.MAX_VALUE));
+            if (maxKeys != null) {
+                policy.maxKeys(maxKeys);
+            }
+        }
+        return problems.size() > before ? null : policy.build();
+    }
+
+    /** A share in (0, 1], written as a percentage ({@code 10%}) or a fraction ({@code 0.1}). */
+    private double share(Node node, String what) {
+        String text = scalar(node, what);
+        Matcher matcher = SHARE.matcher(text);
+        double share = matcher.matches() ? Double.parseDouble(matcher.group(1))
+                / (matcher.group(2).isEmpty() ? 1 : 100) : Double.NaN;
+        if (!(share > 0 && share <= 1)) {
+            throw error(node, what + " must be a share above 0% and at most 100%, such as 10% or 0.1: '" + text + "'");
+        }
+        return share;
     }
 
     /** The {@code anonymous} section. */

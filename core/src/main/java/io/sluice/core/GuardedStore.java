@@ -113,7 +113,7 @@ final class GuardedStore implements Store {
             if (unused != null) {
                 giveBack(unused);
             }
-            long batch = entry.batchFor(cost);
+            long batch = entry.batchFor(cost, askedAtMicros);
             if (batch > 0) {
                 return lease(entry, key, limits, cost, batch, shadow, askedAtMicros);
             }
@@ -220,15 +220,17 @@ final class GuardedStore implements Store {
                 meters.decision(decision, shadow);
                 return CompletableFuture.completedFuture(decision);
             }
-            entry.refillDone();
             if (lease.tokens() == 0) {
-                // The store's denial of one token: a request of cost 1 or more is denied as well.
+                // The store's denial of one token: a request of cost 1 or more is denied as well, and the
+                // key's next requests here until the empty lease ends.
+                entry.install(lease, askedAtMicros, cost);
                 if (blockCache != null) {
                     blockCache.remember(key, limits, 1, askedAtMicros, lease.decision());
                 }
                 meters.decision(lease.decision(), shadow);
                 return CompletableFuture.completedFuture(lease.decision());
             }
+            entry.refillDone();
             giveBack(new LocalLeases.Unused(new LocalLeases.Key(key, limits), lease, lease.tokens()));
             return callStore(key, limits, cost, shadow, askedAtMicros);
         }).thenCompose(Function.identity());
@@ -342,14 +344,21 @@ final class GuardedStore implements Store {
 
     @Override
     public void close() {
+        release();
+        store.close();
+    }
+
+    /**
+     * Ends the guard and leaves the store open: every lease's unused tokens go back to the
+     * store (a graceful shutdown, before the store closes), and the fallback's state is freed.
+     */
+    void release() {
         LocalLeases local = leases;
         if (local != null) {
-            // A graceful shutdown gives every lease's unused tokens back before the store closes.
             CompletableFuture.allOf(local.endAll().stream().map(this::giveBack).toArray(CompletableFuture[]::new))
                     .join();
         }
         fallback.close();
-        store.close();
     }
 
     @Override

@@ -18,10 +18,13 @@ public final class LeasePolicy {
 
     /** The largest batch, as a share of the smallest capacity among a request's limits: 10%. */
     public static final double DEFAULT_SHARE = 0.1;
-    /** How long a lease may be spent, as a share of the shortest period among the limits: a tenth. */
-    public static final double DEFAULT_LENGTH_SHARE = 0.1;
-    /** A key is leased once it asks for at least this many tokens per lease length on this instance. */
-    public static final long DEFAULT_MIN_TOKENS = 4;
+    /**
+     * The longest a lease may be spent, as a share of the shortest period among the limits: the
+     * whole period. It is also the horizon a key's rate is counted over.
+     */
+    public static final double DEFAULT_LENGTH_SHARE = 1;
+    /** A key is leased once it asks for at least this many tokens per longest lease on this instance. */
+    public static final long DEFAULT_MIN_TOKENS = 2;
     /** The most keys whose leases and rates an instance tracks (least recently used ones go first). */
     public static final long DEFAULT_MAX_KEYS = 100_000;
 
@@ -51,8 +54,8 @@ public final class LeasePolicy {
 
     @Override
     public String toString() {
-        return "LeasePolicy[share " + share + ", length " + lengthShare + " of the shortest period, from "
-                + minTokens + " tokens per lease length, " + maxKeys + " keys]";
+        return "LeasePolicy[share " + share + ", length up to " + lengthShare + " of the shortest period, from "
+                + minTokens + " tokens per longest lease, " + maxKeys + " keys]";
     }
 
     /** Builds a {@link LeasePolicy}. Not thread-safe. */
@@ -82,10 +85,12 @@ public final class LeasePolicy {
         }
 
         /**
-         * How long a lease may be spent, as a share of the shortest period among the request's
-         * limits. A lease also ends at the end of the window it was charged in (fixed window,
-         * sliding window counter) and when its binding limit would be fully reset, whichever
-         * comes first.
+         * The longest a lease may be spent, as a share of the shortest period among the
+         * request's limits; also the horizon over which a key's rate on this instance is
+         * counted. A lease lasts as long as the key's rate here takes to ask for two full
+         * batches, at most this; it also ends at the end of the window it was charged in (fixed
+         * window, sliding window counter) and when its binding limit would be fully reset,
+         * whichever comes first.
          *
          * @throws IllegalArgumentException unless in (0, 1]
          */
@@ -98,8 +103,8 @@ public final class LeasePolicy {
         }
 
         /**
-         * The tokens per lease length a key must ask this instance for, on average, before
-         * it is leased: a key seen more rarely goes to the store every time.
+         * The tokens a key must ask this instance for per longest lease ({@link #lengthShare}),
+         * on average, before it is leased: a key seen more rarely goes to the store every time.
          *
          * @throws IllegalArgumentException when below 1
          */

@@ -43,6 +43,7 @@ public final class PolicyConfig {
     private final List<EndpointRule> endpoints;
     private final int ipv4Prefix;
     private final int ipv6Prefix;
+    private final @Nullable LeasePolicy leasing;
     /**
      * Plans built on first use, per tier and endpoint. Never all of them at load: a file's
      * tiers x endpoints can be millions (1,000 of each kept 321 MB), so memory and load
@@ -52,7 +53,7 @@ public final class PolicyConfig {
 
     PolicyConfig(String source, boolean shadow, FailurePolicy failurePolicy, Map<String, Tier> tiers,
                  @Nullable Tier anonymous, @Nullable String unknownKeyTier, Map<String, String> keyTiers,
-                 List<EndpointRule> endpoints, int ipv4Prefix, int ipv6Prefix) {
+                 List<EndpointRule> endpoints, int ipv4Prefix, int ipv6Prefix, @Nullable LeasePolicy leasing) {
         this.source = source;
         this.shadow = shadow;
         this.failurePolicy = failurePolicy;
@@ -72,6 +73,7 @@ public final class PolicyConfig {
         this.endpoints = List.copyOf(endpoints);
         this.ipv4Prefix = ipv4Prefix;
         this.ipv6Prefix = ipv6Prefix;
+        this.leasing = leasing;
     }
 
     /**
@@ -130,6 +132,15 @@ public final class PolicyConfig {
     /** What is answered when the store cannot decide. */
     public FailurePolicy failurePolicy() {
         return failurePolicy;
+    }
+
+    /**
+     * The file's {@code leasing} section: local quota leasing, which a {@link PolicyLimiter}
+     * built on this policy uses unless its {@link PolicyLimiterBuilder#guard guard} sets its own;
+     * empty when the file has none (no leasing).
+     */
+    public Optional<LeasePolicy> leasing() {
+        return Optional.ofNullable(leasing);
     }
 
     /** The tier the file's {@code api-keys} list gives this key, if any. */
@@ -215,6 +226,7 @@ public final class PolicyConfig {
     public String toString() {
         List<String> names = tiers.stream().map(Tier::name).filter(name -> !name.equals(Tier.ANONYMOUS)).toList();
         return "PolicyConfig[" + source + ", tiers " + ConfigParser.shown(names) + (anonymous >= 0 ? ", anonymous" : "")
-                + ", " + endpoints.size() + " endpoints" + (shadow ? ", shadow" : "") + "]";
+                + ", " + endpoints.size() + " endpoints" + (shadow ? ", shadow" : "")
+                + (leasing != null ? ", leasing" : "") + "]";
     }
 }

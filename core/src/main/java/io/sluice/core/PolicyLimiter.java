@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionStage;
  * start to end, even when a reload swaps in another meanwhile. Rejection and store failures
  * are decisions, never exceptions.
  */
-public interface PolicyLimiter {
+public interface PolicyLimiter extends AutoCloseable {
 
     /** Creates a builder. */
     static PolicyLimiterBuilder builder() {
@@ -31,4 +31,12 @@ public interface PolicyLimiter {
 
     /** Decides a request without blocking; the stage never completes exceptionally. */
     CompletionStage<PolicyDecision> decideAsync(ApiRequest request);
+
+    /**
+     * Ends the limiter, for a graceful shutdown once the requests in flight are decided: gives
+     * the unused tokens of its leases back to the store and frees its own state. The store,
+     * which you passed to the builder, stays open: close it after this.
+     */
+    @Override
+    void close();
 }

@@ -37,8 +37,9 @@ public final class PolicyLimiterBuilder {
 
     /**
      * The layer between the limiter and its store: timeouts, circuit breaker, fallback, block
-     * cache and metrics ({@link StoreGuard#StoreGuard() its defaults} unless set). Each limit's
-     * failure policy comes from the policy file.
+     * cache, metrics and leasing ({@link StoreGuard#StoreGuard() its defaults} unless set). Each
+     * limit's failure policy comes from the policy file, and so does leasing (the file's
+     * {@code leasing} section, {@link PolicyConfig#leasing()}) unless this guard sets it.
      */
     public PolicyLimiterBuilder guard(StoreGuard guard) {
         this.guard = Objects.requireNonNull(guard, "guard");
@@ -66,6 +67,9 @@ public final class PolicyLimiterBuilder {
         if (store == null) {
             throw new IllegalStateException("a policy limiter needs a store");
         }
-        return new StorePolicyLimiter(config, guard.guard(store), tierResolver);
+        // Leasing is read once, here: a reload that changes the section applies at the next build.
+        LeasePolicy fromFile = config.get().leasing().orElse(null);
+        StoreGuard effective = guard.leasePolicy == null && fromFile != null ? guard.withLeasing(fromFile) : guard;
+        return new StorePolicyLimiter(config, effective.guard(store), tierResolver);
     }
 }

@@ -104,6 +104,24 @@ public final class StoreGuard implements StoreLayer {
         this.leasePolicy = builder.leasePolicy;
     }
 
+    /** This guard with {@code leasing} as its lease policy: a policy file's {@code leasing} section. */
+    StoreGuard withLeasing(LeasePolicy leasing) {
+        return new StoreGuard(this, leasing);
+    }
+
+    private StoreGuard(StoreGuard guard, LeasePolicy leasing) {
+        this.timeout = guard.timeout;
+        this.clock = guard.clock;
+        this.breakerConfig = guard.breakerConfig;
+        this.blockCacheSize = guard.blockCacheSize;
+        this.instances = guard.instances;
+        this.defaultPolicy = guard.defaultPolicy;
+        this.meterRegistry = guard.meterRegistry;
+        this.nearLimitRatio = guard.nearLimitRatio;
+        this.storeName = guard.storeName;
+        this.leasePolicy = leasing;
+    }
+
     /** A builder starting from the defaults. */
     public static Builder custom() {
         return new Builder();

@@ -41,6 +41,11 @@ final class StorePolicyLimiter implements PolicyLimiter {
     }
 
     @Override
+    public void close() {
+        store.release();
+    }
+
+    @Override
     public PolicyDecision decide(ApiRequest request) {
         return decideAsync(request).toCompletableFuture().join();
     }

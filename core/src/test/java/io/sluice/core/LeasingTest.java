@@ -21,6 +21,9 @@ class LeasingTest {
     /** 1 token a second, burst 100: nothing refills within a test's few seconds unless it waits. */
     private static final Limit SLOW = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(100)).withBurst(100)
             .named("slow");
+    /** 100 per 100 s, from a window's start: nothing resets within a test unless it waits. */
+    private static final Limit LONG_WINDOW = Limit.of(Algorithms.FIXED_WINDOW, 100, Duration.ofSeconds(100))
+            .named("long-window");
     private static final Limit WINDOW = Limit.of(Algorithms.FIXED_WINDOW, 100, Duration.ofSeconds(1)).named("window");
     private static final Limit LOG = Limit.of(Algorithms.SLIDING_LOG, 100, Duration.ofSeconds(1)).named("log");
 
@@ -58,35 +61,109 @@ class LeasingTest {
     void batchesGrowWithTheKeysRateUpToTheShareOfTheLimit() {
         GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
         for (int i = 0; i < 16; i++) {
-            assertThat(decide(guarded, SLOW).allowed()).isTrue();
+            assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
         }
-        // Three requests alone (below 4 tokens per lease length), then leases of 4 and 8 (the tokens
-        // asked so far), then 10 (10% of 100).
-        assertThat(store.calls()).isEqualTo(6);
-        assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isEqualTo(3);
-        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(10);
-        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 3 - 4 - 8 - 10 - 1);
+        // One request alone (below 2 tokens per longest lease), then leases of 2, 4 and 8 (the
+        // tokens asked so far), then 10 (10% of 100).
+        assertThat(store.calls()).isEqualTo(5);
+        assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isEqualTo(4);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(11);
+        assertThat(storeRemainingAfterOne(LONG_WINDOW)).isEqualTo(100 - 1 - 2 - 4 - 8 - 10 - 1);
         for (int i = 0; i < 30; i++) {
-            decide(guarded, SLOW);
+            decide(guarded, LONG_WINDOW);
         }
-        assertThat(store.calls()).as("30 more requests: the 9 left, then leases of 10").isEqualTo(6 + 3);
+        assertThat(store.calls()).as("30 more requests: the 9 left, then leases of 10").isEqualTo(5 + 3);
     }
 
     @Test
     void aRarelySeenKeyIsNotLeased() {
         GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
-        // One request per lease length (a tenth of 100 s): below 2 tokens per lease length.
+        // One request per 110 s: below 2 tokens per longest lease (the period, 100 s).
         for (int i = 0; i < 20; i++) {
             assertThat(decide(guarded, SLOW).allowed()).isTrue();
-            clock.advance(Duration.ofSeconds(10));
+            clock.advance(Duration.ofSeconds(110));
         }
         assertThat(store.calls()).isEqualTo(20);
         assertThat(count(StoreGuard.LEASE_REFILLS, "outcome", "granted")).isZero();
     }
 
     @Test
+    void aKeySpreadThinIsLeasedForTheTokensItsRateAsksForInTheLeasesLife() {
+        // The mission's tier seen by one of 20 instances: a client's 300 requests a second are 15 here.
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        for (int i = 0; i < 15; i++) {
+            decide(guarded, WINDOW);
+            clock.advanceMicros(66_667);
+        }
+        long calls = store.calls();
+        // 15 tokens a second: each window, a lease of 10 (the cap), then of what the rest of the window
+        // needs, rounded down (4), then of the last request's token.
+        for (int i = 0; i < 150; i++) {
+            assertThat(decide(guarded, WINDOW).allowed()).isTrue();
+            clock.advanceMicros(66_667);
+        }
+        assertThat(store.calls() - calls).as("store calls for 150 requests in 10 windows").isEqualTo(30);
+        assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isZero();
+    }
+
+    @Test
+    void aBucketFarFromDrainedIsLeasedForTheTimeItWouldTakeToRefill() {
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        for (int i = 0; i < 16; i++) {
+            assertThat(decide(guarded, SLOW).allowed()).isTrue();
+        }
+        // A lease of 2 left the bucket 3 s from full, a few hundredths of the key's 100 s horizon: later
+        // batches are what the key asks for in the time the bucket takes to refill what is out, one
+        // token each until the 15th request's two, so that none is held while the bucket refills.
+        assertThat(store.calls()).isEqualTo(1 + 1 + 12);
+        assertThat(storeRemainingAfterOne(SLOW)).isEqualTo(100 - 16 - 1);
+        guarded.close();
+        assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isZero();
+    }
+
+    @Test
+    void aKeyAskingFasterThanItsBucketRefillsIsLeasedInGrowingBatches() {
+        // A token every 100 s, burst 100: 16 requests at once ask faster than that.
+        Limit trickle = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1_000)).withBurst(100)
+                .named("trickle");
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        for (int i = 0; i < 16; i++) {
+            assertThat(decide(guarded, trickle).allowed()).isTrue();
+        }
+        // One request alone; while the key has asked fewer than 10 tokens in the horizon (1,000 s) it
+        // asks slower than the bucket refills, and batches are sized for the time the bucket takes to
+        // refill what is out (2, 1, 2, 4); from the 11th request it asks faster: a full batch of 10.
+        assertThat(store.calls()).isEqualTo(6);
+        assertThat(storeRemainingAfterOne(trickle)).isEqualTo(100 - 1 - 2 - 1 - 2 - 4 - 10 - 1);
+        for (int i = 0; i < 24; i++) {
+            decide(guarded, trickle);
+        }
+        assertThat(store.calls()).as("24 more requests: the 4 left, then two batches of 10").isEqualTo(6 + 2);
+    }
+
+    @Test
+    void aKeyAboveItsRateIsDeniedFromItsLeasesNeverOverAdmittedAndLittleUnderAdmitted() {
+        // 10 tokens a second, from an empty bucket; the key asks 15 a second.
+        Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1)).withBurst(100).named("bucket");
+        for (int i = 0; i < 100; i++) {
+            storeRemainingAfterOne(bucket);
+        }
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        long admitted = 0;
+        for (int i = 0; i < 150; i++) {
+            admitted += decide(guarded, bucket).allowed() ? 1 : 0;
+            clock.advanceMicros(66_667);
+        }
+        // 10 s refilled 100 tokens: never more admitted; the last lease's tokens and its refill at most fewer.
+        assertThat(admitted).isBetween(100L - 10 - 10, 100L);
+        // Leases granted short of the 10 asked deny the key's requests beyond them until they end.
+        assertThat(store.calls()).as("store calls for 150 requests").isLessThanOrEqualTo(150 / 10 + 5);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isGreaterThan(150 - admitted);
+    }
+
+    @Test
     void aLeaseEndsAtItsLengthAndItsUnusedTokensGoBackLessTheRefillMeanwhile() {
-        // A tenth of a token a second; leases last 10 s (1% of the period).
+        // A tenth of a token a second; leases last at most 10 s (1% of the period).
         Limit slower = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1_000)).withBurst(100).named("slower");
         GuardedStore guarded = guarded(LeasePolicy.custom().lengthShare(0.01).build());
         for (int i = 0; i < 18; i++) {
@@ -97,35 +174,37 @@ class LeasingTest {
         long calls = store.calls();
         assertThat(decide(guarded, slower).allowed()).isTrue();
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isEqualTo(7);
-        // Give-back and a new lease of 9 (18 tokens in the last lease length, averaged with none).
+        // Give-back and a new lease of 10 (18 tokens in the last 10 s).
         assertThat(store.calls()).isEqualTo(calls + 2);
-        // 3 + 22 leased, 1.1 refilled in 11 s, 7 - 1.1 taken back (the refill a bucket without the lease may have
-        // wasted at its capacity is not), 9 leased, then one more.
-        assertThat(storeRemainingAfterOne(slower)).isEqualTo(100 - 25 + 7 - 9 - 1);
+        // 1 + 24 leased, 1.1 refilled in 11 s, 7 - 1.1 taken back (the refill a bucket without the lease may have
+        // wasted at its capacity is not), 10 leased, then one more.
+        assertThat(storeRemainingAfterOne(slower)).isEqualTo(100 - 25 + 7 - 10 - 1);
     }
 
     @Test
     void aWindowsLeaseEndsWithItsWindow() {
-        GuardedStore guarded = guarded(LeasePolicy.custom().lengthShare(1).build());
-        clock.advance(Duration.ofMillis(900));
+        GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
+        clock.advance(Duration.ofMillis(500));
         for (int i = 0; i < 16; i++) {
             decide(guarded, WINDOW);
         }
-        long calls = store.calls();
-        // The lease of 10 has 9 left, and its length is a whole second: the window ends first.
-        clock.advance(Duration.ofMillis(150));
+        // Leases of the tokens the key's rate asks for in the half second its window has left, rounded
+        // down: 1, 1, 2, 3, 4, 6.
+        assertThat(store.calls()).isEqualTo(7);
+        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(9);
+        // The lease of 6 has 2 left; the window ends first.
+        clock.advance(Duration.ofMillis(600));
         decide(guarded, WINDOW);
-        assertThat(store.calls()).as("the first request of the next window asks the store").isGreaterThan(calls);
-        assertThat(count(StoreGuard.LEASE_DECISIONS)).isEqualTo(10);
-        // Tokens of the old window cannot go back to the new one: nothing was returned there.
-        assertThat(storeRemainingAfterOne(WINDOW)).isLessThan(100 - 1);
+        assertThat(store.calls()).as("give-back, then a lease in the new window").isEqualTo(9);
+        // The tokens of the old window did not go to the new one, which has the lease of 10 and one more.
+        assertThat(storeRemainingAfterOne(WINDOW)).isEqualTo(100 - 10 - 1);
     }
 
     @Test
     void closingGivesEveryLeaseBack() {
         GuardedStore guarded = guarded(LeasePolicy.ofDefaults());
         for (int i = 0; i < 17; i++) {
-            decide(guarded, SLOW);
+            decide(guarded, LONG_WINDOW);
         }
         guarded.close();
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isEqualTo(8);

@@ -80,6 +80,10 @@ final class ConfiguredStore implements AutoCloseable {
         if (settings.timeout() != null) {
             builder.commandTimeout(settings.timeout());
         }
+        if (settings.instances() > 0) {
+            // A number given in the file replaces the store's count: no heartbeat to keep.
+            builder.countInstances(false);
+        }
         // Never print a URI: it may hold a password.
         return new ConfiguredStore(builder.build(), cluster ? "redis cluster (" + uris.size() + " seed nodes)"
                 : "redis (standalone)", List.of());
@@ -121,6 +125,9 @@ final class ConfiguredStore implements AutoCloseable {
             if (settings.timeout() != null) {
                 builder.timeout(settings.timeout());
             }
+            if (settings.instances() > 0) {
+                builder.countInstances(false);
+            }
             return new ConfiguredStore(builder.build(), "hazelcast " + settings.mode(), List.of(instance::shutdown));
         } catch (RuntimeException e) {
             instance.shutdown();
@@ -157,6 +164,9 @@ final class ConfiguredStore implements AutoCloseable {
             }
             if (settings.timeout() != null) {
                 builder.timeout(settings.timeout());
+            }
+            if (settings.instances() > 0) {
+                builder.countInstances(false);
             }
             return new ConfiguredStore(builder.build(), "ignite " + settings.mode(), List.of(ignite::close));
         } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package io.sluice.gateway;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.api.TimeSource;
+import io.sluice.core.LeasePolicy;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.core.ReloadingPolicyConfig;
 import io.sluice.core.StoreGuard;
@@ -24,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * A running gateway: a reverse proxy that decides every request by the policy file and forwards
  * what is admitted to the upstream, plus an admin port. {@link #close()} shuts it down
  * gracefully: it stops accepting connections, lets the requests in flight finish (up to the
- * shutdown timeout), then closes the store.
+ * shutdown timeout), then gives leased tokens back and closes the store.
  */
 final class Gateway implements AutoCloseable {
 
@@ -50,12 +51,15 @@ final class Gateway implements AutoCloseable {
 
     private final Server proxy;
     private final Server admin;
+    private final PolicyLimiter limiter;
     private final ConfiguredStore store;
     private final ReloadingPolicyConfig config;
 
-    private Gateway(Server proxy, Server admin, ConfiguredStore store, ReloadingPolicyConfig config) {
+    private Gateway(Server proxy, Server admin, PolicyLimiter limiter, ConfiguredStore store,
+                    ReloadingPolicyConfig config) {
         this.proxy = proxy;
         this.admin = admin;
+        this.limiter = limiter;
         this.store = store;
         this.config = config;
     }
@@ -78,6 +82,15 @@ final class Gateway implements AutoCloseable {
      */
     static Gateway start(Settings settings, GatewayConfig gatewayConfig, Supplier<ConfiguredStore> openStore,
                          @Nullable TimeSource clockForTesting) {
+        return start(settings, gatewayConfig, openStore, clockForTesting, null);
+    }
+
+    /**
+     * Starts as above, with local quota leasing on when {@code leasing} is given: how
+     * {@code GatewayBenchmark} measures leased decisions until the policy file can turn leasing on.
+     */
+    static Gateway start(Settings settings, GatewayConfig gatewayConfig, Supplier<ConfiguredStore> openStore,
+                         @Nullable TimeSource clockForTesting, @Nullable LeasePolicy leasing) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         ConfigTracker tracker = new ConfigTracker(settings.config().toAbsolutePath().normalize(), registry);
         ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(settings.config(), tracker);
@@ -97,8 +110,14 @@ final class Gateway implements AutoCloseable {
                 // The config's timeout is how long a decision may take: the guard's limit as well as the store's.
                 guard.timeout(gatewayConfig.store().timeout());
             }
+            if (gatewayConfig.store().instances() > 0) {
+                guard.instances(gatewayConfig.store().instances());
+            }
             if (clockForTesting != null) {
                 guard.clockForTesting(clockForTesting);
+            }
+            if (leasing != null) {
+                guard.leasing(leasing);
             }
             PolicyLimiter policyLimiter = PolicyLimiter.builder().config(config).store(store.store()).guard(guard.build())
                     .build();
@@ -118,7 +137,7 @@ final class Gateway implements AutoCloseable {
             admin.addConnector(connector(admin, settings.adminHost(), settings.adminPort()));
             admin.setHandler(new AdminHandler(registry, store, config, tracker, gatewayConfig, recorder));
 
-            Gateway gateway = new Gateway(proxy, admin, store, config);
+            Gateway gateway = new Gateway(proxy, admin, policyLimiter, store, config);
             try {
                 proxy.start();
                 admin.start();
@@ -161,7 +180,8 @@ final class Gateway implements AutoCloseable {
 
     /**
      * Stops accepting, waits for the requests in flight (up to the shutdown timeout), then
-     * closes the admin port, the store and the config watch.
+     * closes the admin port, the limiter (which gives its leases' unused tokens back), the
+     * store and the config watch.
      */
     @Override
     public void close() {
@@ -175,6 +195,7 @@ final class Gateway implements AutoCloseable {
         } catch (Exception e) {
             LOGGER.log(Level.WARNING, "stopping the admin port failed", e);
         }
+        limiter.close();
         store.close();
         config.close();
     }

@@ -38,17 +38,20 @@ import picocli.CommandLine.TypeConversionException;
  */
 record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFamily> headerFamilies) {
 
-    /** Where the state lives. Fields that do not apply to {@code kind} are rejected when read. */
+    /**
+     * Where the state lives. Fields that do not apply to {@code kind} are rejected when read.
+     * {@code instances} is the fallback's divisor when set, else 0: the store counts the gateways.
+     */
     record StoreSettings(String kind, @Nullable String mode, List<String> uris, List<String> addresses,
                          @Nullable String clusterName, @Nullable String name, @Nullable Duration timeout,
-                         long maximumSize) {
+                         long maximumSize, int instances) {
     }
 
     private static final Map<String, Set<String>> STORE_FIELDS = Map.of(
             "local", Set.of("type", "maximum-size"),
-            "redis", Set.of("type", "uri", "cluster", "timeout"),
-            "hazelcast", Set.of("type", "mode", "cluster-name", "addresses", "map", "timeout"),
-            "ignite", Set.of("type", "mode", "addresses", "cache", "timeout"));
+            "redis", Set.of("type", "uri", "cluster", "timeout", "instances"),
+            "hazelcast", Set.of("type", "mode", "cluster-name", "addresses", "map", "timeout", "instances"),
+            "ignite", Set.of("type", "mode", "addresses", "cache", "timeout", "instances"));
 
     /** Reads the {@code store:} and {@code http:} sections of {@code file}; both are optional. */
     static GatewayConfig load(Path file) {
@@ -72,7 +75,7 @@ record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFam
         Reader reader = new Reader(file);
         Map<String, Node> top = root instanceof MappingNode ? reader.mapping(root) : Map.of();
         StoreSettings store = top.containsKey("store") ? reader.store(top.get("store"))
-                : new StoreSettings("local", null, List.of(), List.of(), null, null, null, 1_000_000);
+                : new StoreSettings("local", null, List.of(), List.of(), null, null, null, 1_000_000, 0);
         ClientIdentity identity = ClientIdentity.ofDefaults();
         Set<HeaderFamily> families = EnumSet.of(HeaderFamily.IETF);
         if (top.containsKey("http")) {
@@ -167,10 +170,22 @@ record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFam
                             + "'");
                 }
             }
+            int instances = 0;
+            if (fields.containsKey("instances")) {
+                String text = scalar(fields.get("instances")).replace("_", "");
+                try {
+                    instances = Integer.parseInt(text);
+                } catch (NumberFormatException e) {
+                    instances = -1;
+                }
+                if (instances < 1) {
+                    throw error(fields.get("instances"), "instances must be a positive number, got '" + text + "'");
+                }
+            }
             String name = fields.containsKey("map") ? scalar(fields.get("map"))
                     : fields.containsKey("cache") ? scalar(fields.get("cache")) : null;
             String clusterName = fields.containsKey("cluster-name") ? scalar(fields.get("cluster-name")) : null;
-            return new StoreSettings(kind, mode, uris, addresses, clusterName, name, timeout, maximumSize);
+            return new StoreSettings(kind, mode, uris, addresses, clusterName, name, timeout, maximumSize, instances);
         }
 
         Map<String, Node> fields(Node node, String what, Set<String> allowed) {

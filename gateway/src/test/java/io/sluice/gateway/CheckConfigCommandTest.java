@@ -58,4 +58,25 @@ class CheckConfigCommandTest {
         assertThat(err.toString()).containsSubsequence(file + ":4: unknown field 'timout'",
                 file + ":9: unknown algorithm 'leaky-bucket'", file + ":14: ", "3 problems");
     }
+
+    @Test
+    void aBadLeasingSectionIsReportedAtItsLines() throws Exception {
+        Path file = dir.resolve("leasing.yaml");
+        Files.writeString(file, """
+                leasing:
+                  share: 0%
+                  max-keys: many
+                tiers:
+                  - name: free
+                    limits:
+                      - name: per-second
+                        algorithm: token-bucket
+                        permits: 5
+                        period: 1s
+                """, StandardCharsets.UTF_8);
+
+        assertThat(run("check-config", file.toString())).isEqualTo(1);
+        assertThat(err.toString()).containsSubsequence(file + ":2: share must be a share above 0% and at most 100%",
+                file + ":3: max-keys must be a whole number: 'many'", "2 problems");
+    }
 }

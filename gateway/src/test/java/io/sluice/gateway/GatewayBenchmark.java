@@ -1,5 +1,14 @@
 package io.sluice.gateway;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.core.LeasePolicy;
+import io.sluice.store.redis.RedisStore;
 import io.sluice.testkit.redis.RedisFixture;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -12,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,16 +31,37 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.BufferUtil;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * Not a test: the measurements behind docs/benchmarks.md's gateway section, run by
  * {@code gateway/bench.sh}. Everything runs on this machine: a redis-server (the testkit
  * fixture), the demo upstream, the gateways, and a closed-loop load generator (java.net.http).
+ * In every latency mode the same workers send each of their rounds to every probe in turn
+ * (starting with a different one each round), so all probes see the same machine; the
+ * difference of percentiles against the proxy without the limiter is what the limiter adds.
  *
  * <ul>
- *   <li>{@code latency}: three proxies on one upstream, limiting on Redis, limiting on the local
- *       store, and not limiting, requests interleaved between them by the same workers, so all
- *       see the same machine; the difference of percentiles is what the limiter adds.</li>
+ *   <li>{@code latency}: proxies limiting on Redis and on the local store, the same proxy not
+ *       limiting, and two floors on the same redis-server, measured by the same workers: a
+ *       bare Lettuce {@code PING} and the Redis store's own decision (the {@code EVALSHA} a
+ *       gateway sends, without guard or HTTP).</li>
+ *   <li>{@code blockcache}: clients over their limit (one request a day, already spent): every
+ *       request a 429 from the store guard's block cache of a gateway on Redis, against the
+ *       proxy without the limiter forwarding the same request, and against the same server
+ *       answering a fixed 429 of the same size without deciding (the limiter's own work is
+ *       the difference).</li>
+ *   <li>{@code leasing}: a gateway on Redis with local quota leasing, one without, and the
+ *       proxy without the limiter; 10 busy keys, so that admitted requests are served from
+ *       leases.</li>
  *   <li>{@code flood}: 100,000 requests with distinct invented API keys; the heap after a full GC
  *       and Redis's key count before and after show whether state was created for them.</li>
  * </ul>
@@ -38,8 +69,59 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class GatewayBenchmark {
 
     private static final int KEYS = 1_000;
+    /** Keys of the leasing mode: few enough that each is busy enough to be leased. */
+    private static final int LEASED_KEYS = 10;
+    private static final String TIER = """
+            tiers:
+              - name: bench
+                limits:
+                  - name: per-second
+                    algorithm: token-bucket
+                    permits: 1_000_000
+                    period: 1s
+                  - name: per-day
+                    algorithm: fixed-window
+                    permits: 1_000_000_000
+                    period: 1d
+            """;
+    /**
+     * A lease lasts a tenth of the shortest period (6 s here), and never past the end of a
+     * fixed window; fixed windows, since a token bucket's lease ends when the bucket would be
+     * full again: microseconds for a bucket this far from empty, so that every request would
+     * lease anew.
+     */
+    private static final String LEASED_TIER = """
+            tiers:
+              - name: bench
+                limits:
+                  - name: per-minute
+                    algorithm: fixed-window
+                    permits: 60_000_000
+                    period: 1m
+                  - name: per-day
+                    algorithm: fixed-window
+                    permits: 1_000_000_000
+                    period: 1d
+            """;
+    /** One request a day: once it is spent, the store's denial holds for the rest of the day. */
+    private static final String SPENT_TIER = """
+            tiers:
+              - name: bench
+                limits:
+                  - name: per-day
+                    algorithm: fixed-window
+                    permits: 1
+                    period: 1d
+            """;
 
     private GatewayBenchmark() {
+    }
+
+    /** One thing the workers time: an HTTP request to a proxy, or a call to Redis. */
+    private interface Probe {
+
+        /** Sends one request for {@code key} and answers its HTTP status (0 for Redis). */
+        int call(HttpClient client, String key) throws Exception;
     }
 
     public static void main(String[] args) throws Exception {
@@ -48,20 +130,31 @@ public final class GatewayBenchmark {
         int requests = args.length > 2 ? Integer.parseInt(args[2]) : (mode.equals("flood") ? 100_000 : 20_000);
         System.out.printf("gateway benchmark %s, %d workers, %d requests, %s, load average before: %s%n", mode,
                 workers, requests, Runtime.version(), loadAverage());
+        int exitStatus = 0;
         try (RedisFixture redis = RedisFixture.standalone().start(); DemoUpstream upstream = DemoUpstream.start()) {
             Path dir = Files.createTempDirectory("sluice-bench");
-            if (mode.equals("flood")) {
-                flood(redis, upstream, dir, workers, requests, "redis");
-                flood(redis, upstream, dir, workers, requests, "local");
-            } else {
-                latency(redis, upstream, dir, workers, requests);
+            switch (mode) {
+                case "flood" -> {
+                    flood(redis, upstream, dir, workers, requests, "redis");
+                    flood(redis, upstream, dir, workers, requests, "local");
+                }
+                case "latency" -> latency(redis, upstream, dir, workers, requests);
+                case "blockcache" -> blockCache(redis, upstream, dir, workers, requests);
+                case "leasing" -> leasing(redis, upstream, dir, workers, requests);
+                default -> throw new IllegalArgumentException("mode must be latency, blockcache, leasing or flood: "
+                        + mode);
             }
+        } catch (Exception e) {
+            // The servers' threads would keep the JVM alive.
+            e.printStackTrace();
+            exitStatus = 1;
         }
         System.out.printf("load average after: %s%n", loadAverage());
-        System.exit(0);
+        System.exit(exitStatus);
     }
 
-    private static Path config(Path dir, String store, String redisUri) throws Exception {
+    private static Path config(Path dir, String name, String store, String redisUri, String tier, int keys)
+            throws Exception {
         StringBuilder yaml = new StringBuilder();
         yaml.append(store.equals("redis") ? """
                 store:
@@ -69,67 +162,200 @@ public final class GatewayBenchmark {
                   uri: %s
                   timeout: 50ms
                 """.formatted(redisUri) : "store:\n  type: local\n");
-        yaml.append("""
-                tiers:
-                  - name: bench
-                    limits:
-                      - name: per-second
-                        algorithm: token-bucket
-                        permits: 1_000_000
-                        period: 1s
-                      - name: per-day
-                        algorithm: fixed-window
-                        permits: 1_000_000_000
-                        period: 1d
+        yaml.append(tier).append("""
                 api-keys:
                   unknown: reject
                   keys:
                 """);
-        for (int i = 0; i < KEYS; i++) {
+        for (int i = 0; i < keys; i++) {
             yaml.append("    - key: \"bench-key-").append(i).append("\"\n      tier: bench\n");
         }
-        Path file = dir.resolve(store + ".yaml");
+        Path file = dir.resolve(name + ".yaml");
         Files.writeString(file, yaml, StandardCharsets.UTF_8);
         return file;
     }
 
+    private static Path config(Path dir, String store, String redisUri) throws Exception {
+        return config(dir, store, store, redisUri, TIER, KEYS);
+    }
+
     private static Gateway gateway(Path config, DemoUpstream upstream, boolean limiting) {
-        return Gateway.start(new Gateway.Settings(config, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0,
-                Duration.ofSeconds(5), limiting));
+        return Gateway.start(settings(config, upstream, limiting));
+    }
+
+    private static Gateway.Settings settings(Path config, DemoUpstream upstream, boolean limiting) {
+        return new Gateway.Settings(config, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0, Duration.ofSeconds(5),
+                limiting);
     }
 
     private static void latency(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
             throws Exception {
+        RedisClient client = RedisClient.create(redis.uri());
         try (Gateway onRedis = gateway(config(dir, "redis", redis.uri()), upstream, true);
              Gateway onLocal = gateway(config(dir, "local", redis.uri()), upstream, true);
-             Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
-            URI[] targets = {target(onRedis), target(onLocal), target(plain)};
-            run(targets, workers, requests / 2, null);   // warm-up: JIT, connections, scripts loaded
-            Map<Integer, Integer> statuses = new TreeMap<>();
-            long[][] nanos = run(targets, workers, requests, statuses);
-            System.out.printf("statuses: %s%n", statuses);
-            print("limiting on redis", nanos[0]);
-            print("limiting on local", nanos[1]);
-            print("not limiting", nanos[2]);
-            added("redis", nanos[0], nanos[2]);
-            added("local", nanos[1], nanos[2]);
+             Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false);
+             StatefulRedisConnection<String, String> connection = client.connect();
+             Store store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(1))
+                     .build()) {
+            RedisAsyncCommands<String, String> commands = connection.async();
+            List<Limit> limits = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 1_000_000, Duration.ofSeconds(1))
+                    .named("per-second"), Limit.of(Algorithms.FIXED_WINDOW, 1_000_000_000, Duration.ofDays(1))
+                    .named("per-day"));
+            // The floors wait as long as it takes (1 s): they time Redis, not a timeout.
+            Map<String, Probe> probes = new LinkedHashMap<>();
+            probes.put("limiting on redis", http(onRedis));
+            probes.put("limiting on local", http(onLocal));
+            probes.put("not limiting", http(plain));
+            probes.put("redis PING (Lettuce)", (http, key) -> {
+                commands.ping().get();
+                return 0;
+            });
+            probes.put("redis store decision", (http, key) -> {
+                store.tryAcquire("floor-" + key, limits, 1).toCompletableFuture().get();
+                return 0;
+            });
+            redis.command(0, "CONFIG", "RESETSTAT");
+            Map<String, long[]> nanos = measure(probes, workers, requests, KEYS);
+            added(nanos, "not limiting", "limiting on redis", "limiting on local");
+            // Counts, not times: what Redis ran for the gateway's and the floor's decisions (warm-up included).
+            System.out.println("redis commandstats: " + redis.command(0, "INFO", "commandstats"));
+        } finally {
+            client.shutdown();
         }
     }
 
-    private static URI target(Gateway gateway) {
-        return URI.create("http://127.0.0.1:" + gateway.port() + "/v1/things");
-    }
-
-    private static void added(String store, long[] limited, long[] plain) {
-        System.out.printf(Locale.ROOT, "added by the limiter on %s: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, "
-                + "p99.9 %.3f ms%n", store, (pct(limited, 50) - pct(plain, 50)) / 1e6,
-                (pct(limited, 90) - pct(plain, 90)) / 1e6, (pct(limited, 99) - pct(plain, 99)) / 1e6,
-                (pct(limited, 99.9) - pct(plain, 99.9)) / 1e6);
-    }
-
-    /** Each worker alternates between the targets; returns the sorted latencies per target. */
-    private static long[][] run(URI[] targets, int workers, int requests, Map<Integer, Integer> statuses)
+    private static void blockCache(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
             throws Exception {
+        Server answering = null;
+        try (Gateway onRedis = gateway(config(dir, "spent", "redis", redis.uri(), SPENT_TIER, KEYS), upstream, true);
+             Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
+            // Each key's one request of the day, then one denial by Redis: the denial the block cache keeps.
+            run(List.of(http(onRedis)), 1, 2 * KEYS, KEYS, null);
+            HttpResponse<String> denial = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                    "http://127.0.0.1:" + onRedis.port() + "/v1/things")).header("X-Api-Key", "bench-key-0").build(),
+                    HttpResponse.BodyHandlers.ofString());
+            System.out.printf("the gateway's 429, copied by the peer: %s %s%n", denial.headers().map(), denial.body());
+            answering = fixed429(denial);
+            Map<String, Probe> probes = new LinkedHashMap<>();
+            probes.put("429 from the block cache", http(onRedis));
+            probes.put("not limiting", http(plain));
+            probes.put("same server, fixed 429", http(URI.create("http://127.0.0.1:" + ((ServerConnector) answering.getConnectors()[0]).getLocalPort())));
+            Map<String, long[]> nanos = measure(probes, workers, requests, KEYS);
+            added(nanos, "not limiting", "429 from the block cache");
+            added(nanos, "same server, fixed 429", "429 from the block cache");
+            System.out.println(storeCalls(onRedis));
+        } finally {
+            if (answering != null) {
+                answering.stop();
+            }
+        }
+    }
+
+    /**
+     * The fair peer of a 429 the gateway writes itself: a server set up as the gateway's proxy
+     * (Jetty's defaults, the graceful handler, a handler that may block as the proxy's does)
+     * whose handler answers every request with a copy of one of the gateway's 429s (its
+     * rate-limit fields and problem body) at once, deciding nothing.
+     */
+    private static Server fixed429(HttpResponse<String> denial) throws Exception {
+        List<Map.Entry<String, String>> fields = new ArrayList<>();
+        denial.headers().map().forEach((name, values) -> {
+            if (!List.of("content-length", "date", "server", "connection", "content-type").contains(name.toLowerCase(
+                    Locale.ROOT))) {
+                values.forEach(value -> fields.add(Map.entry(name, value)));
+            }
+        });
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        server.setHandler(new GracefulHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                response.setStatus(429);
+                fields.forEach(field -> response.getHeaders().add(field.getKey(), field.getValue()));
+                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
+                response.write(true, BufferUtil.toBuffer(denial.body(), StandardCharsets.UTF_8), callback);
+                return true;
+            }
+        }));
+        server.start();
+        return server;
+    }
+
+    private static void leasing(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
+            throws Exception {
+        Path leased = config(dir, "leased", "redis", redis.uri(), LEASED_TIER, LEASED_KEYS);
+        try (Gateway withLeases = Gateway.start(settings(leased, upstream, true), GatewayConfig.load(leased),
+                () -> ConfiguredStore.open(GatewayConfig.load(leased).store()), null, LeasePolicy.ofDefaults());
+             Gateway onRedis = gateway(leased, upstream, true);
+             Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
+            Map<String, Probe> probes = new LinkedHashMap<>();
+            probes.put("leasing on redis", http(withLeases));
+            probes.put("limiting on redis", http(onRedis));
+            probes.put("not limiting", http(plain));
+            Map<String, long[]> nanos = measure(probes, workers, requests, LEASED_KEYS);
+            added(nanos, "not limiting", "leasing on redis", "limiting on redis");
+            System.out.println(storeCalls(withLeases));
+        }
+    }
+
+    private static Probe http(Gateway gateway) {
+        return http(URI.create("http://127.0.0.1:" + gateway.port()));
+    }
+
+    private static Probe http(URI server) {
+        URI target = server.resolve("/v1/things");
+        return (client, key) -> client.send(HttpRequest.newBuilder(target).header("X-Api-Key", key).build(),
+                HttpResponse.BodyHandlers.ofByteArray()).statusCode();
+    }
+
+    /** Warms up with half as many requests, then measures and prints every probe's percentiles. */
+    private static Map<String, long[]> measure(Map<String, Probe> probes, int workers, int requests, int keys)
+            throws Exception {
+        List<Probe> list = new ArrayList<>(probes.values());
+        run(list, workers, requests / 2, keys, null);   // warm-up: JIT, connections, scripts loaded
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        long[][] nanos = run(list, workers, requests, keys, statuses);
+        System.out.printf("HTTP statuses: %s; load average: %s%n", statuses, loadAverage());
+        Map<String, long[]> byName = new LinkedHashMap<>();
+        int i = 0;
+        for (String name : probes.keySet()) {
+            byName.put(name, nanos[i++]);
+            print(name, byName.get(name));
+        }
+        return byName;
+    }
+
+    /** What each of {@code limited} adds to {@code baseline}, percentile by percentile. */
+    private static void added(Map<String, long[]> nanos, String baseline, String... limited) {
+        long[] plain = nanos.get(baseline);
+        for (String name : limited) {
+            long[] with = nanos.get(name);
+            System.out.printf(Locale.ROOT, "%s against %s: p50 %+.3f ms, p90 %+.3f ms, p99 %+.3f ms, p99.9 %+.3f ms%n",
+                    name, baseline, (pct(with, 50) - pct(plain, 50)) / 1e6, (pct(with, 90) - pct(plain, 90)) / 1e6,
+                    (pct(with, 99) - pct(plain, 99)) / 1e6, (pct(with, 99.9) - pct(plain, 99.9)) / 1e6);
+        }
+    }
+
+    /** The gateway's store calls and lease and block-cache counts, from its own /metrics. */
+    private static String storeCalls(Gateway gateway) throws Exception {
+        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + gateway.adminPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        StringBuilder lines = new StringBuilder("the gateway's meters:");
+        for (String line : metrics.split("\n")) {
+            if (!line.startsWith("#") && (line.startsWith("sluice_store_latency_seconds_count")
+                    || line.startsWith("sluice_lease") || line.startsWith("sluice_block_cache")
+                    || line.startsWith("sluice_gateway_requests"))) {
+                lines.append("\n  ").append(line);
+            }
+        }
+        return lines.toString();
+    }
+
+    /** Each worker calls every probe in turn; returns the sorted latencies per probe. */
+    private static long[][] run(List<Probe> probes, int workers, int requests, int keys,
+                                Map<Integer, Integer> statuses) throws Exception {
         int perWorker = requests / workers;
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         List<Future<long[][]>> results = new ArrayList<>();
@@ -137,19 +363,18 @@ public final class GatewayBenchmark {
             int worker = w;
             results.add(pool.submit(() -> {
                 HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                long[][] mine = new long[targets.length][perWorker];
+                long[][] mine = new long[probes.size()][perWorker];
                 for (int i = 0; i < perWorker; i++) {
-                    String key = "bench-key-" + ((worker * perWorker + i) % KEYS);
-                    for (int t = 0; t < targets.length; t++) {
-                        // Start with the other target every other round, so neither always goes first.
-                        int target = (t + i) % targets.length;
-                        HttpRequest request = HttpRequest.newBuilder(targets[target]).header("X-Api-Key", key).build();
+                    String key = "bench-key-" + ((worker * perWorker + i) % keys);
+                    for (int p = 0; p < probes.size(); p++) {
+                        // Start with another probe every round, so that none always goes first.
+                        int probe = (p + i) % probes.size();
                         long start = System.nanoTime();
-                        HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                        mine[target][i] = System.nanoTime() - start;
-                        if (statuses != null) {
+                        int status = probes.get(probe).call(client, key);
+                        mine[probe][i] = System.nanoTime() - start;
+                        if (statuses != null && status != 0) {
                             synchronized (statuses) {
-                                statuses.merge(response.statusCode(), 1, Integer::sum);
+                                statuses.merge(status, 1, Integer::sum);
                             }
                         }
                     }
@@ -157,11 +382,11 @@ public final class GatewayBenchmark {
                 return mine;
             }));
         }
-        long[][] all = new long[targets.length][perWorker * workers];
+        long[][] all = new long[probes.size()][perWorker * workers];
         for (int w = 0; w < workers; w++) {
             long[][] mine = results.get(w).get();
-            for (int t = 0; t < targets.length; t++) {
-                System.arraycopy(mine[t], 0, all[t], w * perWorker, perWorker);
+            for (int p = 0; p < probes.size(); p++) {
+                System.arraycopy(mine[p], 0, all[p], w * perWorker, perWorker);
             }
         }
         pool.shutdown();
@@ -177,7 +402,7 @@ public final class GatewayBenchmark {
     }
 
     private static void print(String what, long[] sorted) {
-        System.out.printf(Locale.ROOT, "%-24s n=%d p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms%n",
+        System.out.printf(Locale.ROOT, "%-26s n=%d p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms%n",
                 what, sorted.length, pct(sorted, 50) / 1e6, pct(sorted, 90) / 1e6, pct(sorted, 99) / 1e6,
                 pct(sorted, 99.9) / 1e6, sorted[sorted.length - 1] / 1e6);
     }
@@ -186,10 +411,10 @@ public final class GatewayBenchmark {
                               String store) throws Exception {
         Path config = config(dir, store, redis.uri());
         try (Gateway gateway = gateway(config, upstream, true)) {
-            URI target = target(gateway);
+            URI target = URI.create("http://127.0.0.1:" + gateway.port() + "/v1/things");
             // Known keys first, so that the store and the JIT are warm and only the flood differs; their
             // per-day state stays in Redis, so its key count shows what the flood adds.
-            run(new URI[] {target}, workers, 20_000, null);
+            run(List.of(http(gateway)), workers, 20_000, KEYS, null);
             long keysBefore = redisKeys(redis);
             long heapBefore = heapAfterGc();
             Map<Integer, Integer> statuses = new TreeMap<>();

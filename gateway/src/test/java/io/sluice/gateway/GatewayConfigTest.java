@@ -73,13 +73,16 @@ class GatewayConfigTest {
         assertThat(client.store().addresses()).isEqualTo(List.of("10.0.0.5:5701"));
         assertThat(client.store().clusterName()).isEqualTo("limits");
         assertThat(member.store().mode()).isEqualTo("member");
+        assertThat(client.store().instances()).as("unset: the store counts the gateways").isZero();
+        assertThat(GatewayConfig.parse("store:\n  type: ignite\n  mode: member\n  instances: 1_000\n" + POLICY,
+                "sluice.yaml").store().instances()).isEqualTo(1_000);
     }
 
     @Test
     void mistakesAreReportedWithTheirLine() {
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: redis\n  uri: redis://x\n  timout: 5ms\n",
                 "sluice.yaml")).hasMessage("sluice.yaml:4: unknown field 'timout' in a redis store (expected one of "
-                        + "[cluster, timeout, type, uri])");
+                        + "[cluster, instances, timeout, type, uri])");
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: memcached\n", "sluice.yaml"))
                 .hasMessageStartingWith("sluice.yaml:2: unknown store type 'memcached'");
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: hazelcast\n", "sluice.yaml"))
@@ -90,6 +93,10 @@ class GatewayConfigTest {
                 .hasMessageStartingWith("sluice.yaml:2: ").hasMessageContaining("10.0.0.0/40");
         assertThatThrownBy(() -> GatewayConfig.parse("http:\n  headers: [ietf, draft-6]\n", "sluice.yaml"))
                 .hasMessageContaining("unknown header family 'draft-6'");
+        assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: redis\n  uri: redis://x\n  instances: 0\n",
+                "sluice.yaml")).hasMessage("sluice.yaml:4: instances must be a positive number, got '0'");
+        assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: local\n  instances: 20\n", "sluice.yaml"))
+                .hasMessageStartingWith("sluice.yaml:3: unknown field 'instances' in a local store");
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: redis\n  uri: redis://x\n  timeout: soon\n",
                 "sluice.yaml")).hasMessageStartingWith("sluice.yaml:4: timeout:");
     }

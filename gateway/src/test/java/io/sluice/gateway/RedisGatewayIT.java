@@ -53,10 +53,10 @@ class RedisGatewayIT {
                 tiers:
                   - name: free
                     limits:
-                      - name: per-minute
-                        algorithm: fixed-window
+                      - name: per-hour
+                        algorithm: token-bucket
                         permits: 30
-                        period: 1m
+                        period: 1h
                 api-keys:
                   keys:
                     - key: "%s"
@@ -86,7 +86,8 @@ class RedisGatewayIT {
                 second.add(get(otherJvm.port(), key).statusCode());
             }
 
-            // 30 per minute over both: each gateway alone would have admitted all of its 30.
+            // 30 over both (a token bucket of 30 an hour, which refills one in 2 minutes: no window
+            // boundary for the requests to straddle): each gateway alone would have admitted all of its 30.
             assertThat(first.stream().filter(status -> status == 200).count()
                     + second.stream().filter(status -> status == 200).count()).isEqualTo(30);
             assertThat(first).containsOnly(200, 429);

@@ -41,4 +41,33 @@ class TopDeniedTest {
         assertThat(top.top(10)).containsExactly(new TopDenied.Entry("a", 2, 0), new TopDenied.Entry("b", 1, 0));
         assertThat(top.top(1)).hasSize(1);
     }
+
+    @Test
+    void everyClientDeniedMoreThanTotalOverCapacityIsListedWithABoundedOvercount() {
+        // Space-Saving's guarantee, checked against exact counts of a skewed random stream.
+        TopDenied top = new TopDenied(50);
+        java.util.Map<String, Long> exact = new java.util.HashMap<>();
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 200_000; i++) {
+            // About half the denials go to 20 heavy clients, the rest to 100,000 others.
+            String client = random.nextBoolean() ? "heavy-" + random.nextInt(20) : "other-" + random.nextInt(100_000);
+            top.record(client);
+            exact.merge(client, 1L, Long::sum);
+        }
+
+        java.util.Map<String, TopDenied.Entry> listed = new java.util.HashMap<>();
+        top.top(50).forEach(entry -> listed.put(entry.client(), entry));
+        exact.forEach((client, count) -> {
+            if (count > top.total() / top.capacity()) {
+                assertThat(listed).as("%s, denied %d times", client, count).containsKey(client);
+            }
+        });
+        listed.values().forEach(entry -> {
+            long count = exact.getOrDefault(entry.client(), 0L);
+            assertThat(entry.denied()).as(entry.client()).isGreaterThanOrEqualTo(count);
+            assertThat(entry.denied() - entry.error()).as(entry.client()).isLessThanOrEqualTo(count);
+        });
+        assertThat(listed.keySet()).as("the heavy clients").containsAll(
+                java.util.stream.IntStream.range(0, 20).mapToObj(i -> "heavy-" + i).toList());
+    }
 }

@@ -54,7 +54,7 @@ class SimulateCommandTest {
 
     @Test
     void leasingAdmitsTheIdealWithFewerStoreCalls() {
-        // 90 requests/s on one instance: 9 per lease length (a tenth of the period), leased in batches of up to 10.
+        // 90 requests/s on one instance, below the limit of 100: leased in batches of up to 10.
         int exitCode = run("--shared", "--algorithm", "fixed-window", "--instances", "1", "--clients", "2",
                 "--rate", "90", "--duration", "2s", "--lease", "0.1");
 

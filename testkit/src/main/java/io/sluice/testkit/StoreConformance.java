@@ -85,6 +85,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Runs on the jqwik engine of the JUnit Platform.
  */
 @AddLifecycleHook(StoreConformance.ClosesStores.class)
+@AddLifecycleHook(OneCheckAtATime.class)
 public abstract class StoreConformance {
 
     /** The virtual clock's start: 2026-01-01T00:00:00Z. */

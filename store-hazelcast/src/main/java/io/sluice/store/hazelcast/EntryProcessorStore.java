@@ -8,7 +8,9 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridOperations;
 import io.sluice.api.Algorithm;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -18,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * executor, which on two cores (a common pool of one thread) starts a new thread for every
  * answer; a blocking {@code executeOnKey} is woken by the thread that received the answer.
  */
-final class EntryProcessorStore implements Store {
+final class EntryProcessorStore implements Store, InstanceCount {
 
     /** Decisions use the owning member's clock, inside the entry processor. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
@@ -44,14 +47,23 @@ final class EntryProcessorStore implements Store {
     private final String mapName;
     private final GridOperations operations;
     private volatile @Nullable IMap<String, byte[]> map;
+    /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
+    private final @Nullable Heartbeat heartbeat;
 
     EntryProcessorStore(HazelcastInstance instance, String mapName, Duration timeout, int concurrency,
-                        @Nullable TimeSource testClock) {
+                        @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.instance = instance;
         this.mapName = mapName;
         this.operations = new GridOperations(
                 new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency),
                 (key, operation) -> map().executeOnKey(key, new ApplyLimits(operation)), testClock);
+        this.heartbeat = heartbeat;
+    }
+
+    /** The live stores of this map at the last heartbeat, from memory; empty when not counting. */
+    @Override
+    public OptionalInt instances() {
+        return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
     }
 
     @Override
@@ -82,6 +94,9 @@ final class EntryProcessorStore implements Store {
 
     @Override
     public void close() {
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         operations.close();
     }
 

@@ -3,6 +3,7 @@ package io.sluice.store.hazelcast;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.core.HazelcastInstance;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Store;
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridChecks;
@@ -33,6 +34,12 @@ import org.jspecify.annotations.Nullable;
  * serialization factory {@link #SERIALIZATION_FACTORY_ID} registered; a client needs
  * neither the factory nor anything else. Backups follow the map's configuration on the
  * members ({@code backup-count}, 1 by default).
+ *
+ * <p>The store counts the limiter instances that share the map ({@link io.sluice.api.InstanceCount},
+ * the divisor of the fallback during an outage): it announces itself every
+ * {@linkplain Builder#heartbeatInterval heartbeat interval} in the map
+ * {@code <map name>-instances}; each store built counts as one instance, on a member or a
+ * client, and a member that builds no store is not counted. See docs/stores/hazelcast.md.
  *
  * <p>A failure (no member reachable, a timeout, an error on the member) completes the
  * store's stage with a {@link io.sluice.api.StoreUnavailableException} whose cause is
@@ -90,6 +97,8 @@ public final class HazelcastStore {
         private Duration timeout = DEFAULT_TIMEOUT;
         private int concurrency = DEFAULT_CONCURRENCY;
         private @Nullable TimeSource clock;
+        private boolean countInstances = true;
+        private Duration heartbeatInterval = Heartbeat.DEFAULT_INTERVAL;
 
         private Builder(HazelcastInstance instance) {
             this.instance = instance;
@@ -133,6 +142,28 @@ public final class HazelcastStore {
         }
 
         /**
+         * Whether this store announces itself to the other stores of the map and counts them (on
+         * by default): the number of instances the fallback divides each limit by when the guard
+         * is given none. Off, the store neither writes the registry nor answers a count.
+         */
+        public Builder countInstances(boolean countInstances) {
+            this.countInstances = countInstances;
+            return this;
+        }
+
+        /**
+         * How often this store announces itself ({@link Heartbeat#DEFAULT_INTERVAL} unless set);
+         * a store that stops is no longer counted {@value Heartbeat#BEATS_TO_EXPIRY} intervals
+         * after its last beat, one that is closed at once.
+         *
+         * @throws IllegalArgumentException when the interval is not positive
+         */
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = Heartbeat.checkInterval(interval);
+            return this;
+        }
+
+        /**
          * Test-only: decisions use this clock, read by the caller and carried by the entry
          * processor, instead of the owning member's clock; entries then get no Hazelcast
          * time to live (virtual time and Hazelcast's wall-clock expiry would disagree) and
@@ -158,7 +189,10 @@ public final class HazelcastStore {
             if (instance.getLocalEndpoint() instanceof Member) {
                 checkFactoryRegistered();
             }
-            EntryProcessorStore store = new EntryProcessorStore(instance, mapName, timeout, concurrency, clock);
+            Heartbeat heartbeat = countInstances
+                    ? HazelcastHeartbeat.start(instance, mapName, heartbeatInterval, clock) : null;
+            EntryProcessorStore store = new EntryProcessorStore(instance, mapName, timeout, concurrency, clock,
+                    heartbeat);
             Throwable failure = store.warmUp(WARM_UP_PATIENCE);
             if (failure != null) {
                 LOGGER.log(System.Logger.Level.WARNING, "the Hazelcast store on map '" + mapName

@@ -21,6 +21,7 @@ final class ProcessorFactory implements DataSerializableFactory {
     // an older version never reads another processor under it.
     /** {@link ApplyLimits} of a lease or a give-back (a processor of its own until 2026-12-01). */
     static final int LEASE_LIMITS = 4;
+    static final int INSTANCE_BEAT = 5;
 
     @Override
     public @Nullable IdentifiedDataSerializable create(int typeId) {
@@ -31,6 +32,8 @@ final class ProcessorFactory implements DataSerializableFactory {
                 return new WriteState();
             case LEASE_LIMITS:
                 return new ApplyLimits(true);
+            case INSTANCE_BEAT:
+                return new InstanceBeat();
             default:
                 // Hazelcast turns null into an error naming the factory and the type id.
                 return null;

@@ -4,7 +4,9 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridOperations;
 import io.sluice.api.Algorithm;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -13,6 +15,7 @@ import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletionStage;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.IgniteCache;
@@ -28,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * to the lost node, logging) for hundreds of milliseconds before it returns a future, so no
  * timeout started after it could bound the caller's wait.
  */
-final class IgniteCacheStore implements Store {
+final class IgniteCacheStore implements Store, InstanceCount {
 
     /** The primary node's clock decides; a test clock only stands in for it in tests. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
@@ -38,14 +41,23 @@ final class IgniteCacheStore implements Store {
     private final IgniteCache<String, byte[]> cache;
     private final Duration timeout;
     private final GridOperations operations;
+    /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
+    private final @Nullable Heartbeat heartbeat;
 
     IgniteCacheStore(IgniteCache<String, byte[]> cache, Duration timeout, int concurrency,
-                     @Nullable TimeSource testClock) {
+                     @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.cache = cache;
         this.timeout = timeout;
         this.operations = new GridOperations(
                 new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency),
                 (key, operation) -> cache.invoke(key, new DecideProcessor(operation)), testClock);
+        this.heartbeat = heartbeat;
+    }
+
+    /** The live stores of this cache at the last heartbeat, from memory; empty when not counting. */
+    @Override
+    public OptionalInt instances() {
+        return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
     }
 
     @Override
@@ -77,6 +89,9 @@ final class IgniteCacheStore implements Store {
     @Override
     public void close() {
         // The Ignite node belongs to the application; the store only stops using it.
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         operations.close();
     }
 

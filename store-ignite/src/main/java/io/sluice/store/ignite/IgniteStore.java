@@ -2,6 +2,7 @@ package io.sluice.store.ignite;
 
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridChecks;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
@@ -32,6 +33,12 @@ import org.jspecify.annotations.Nullable;
  * Store store = IgniteStore.builder(ignite).backups(1).timeout(Duration.ofMillis(50)).build();
  * RateLimiter limiter = RateLimiter.builder().limit(limit).store(store).build();
  * }</pre>
+ *
+ * <p>The store counts the limiter instances that share the cache ({@link io.sluice.api.InstanceCount},
+ * the divisor of the fallback during an outage): it announces itself every
+ * {@linkplain Builder#heartbeatInterval heartbeat interval} in the cache
+ * {@code <cache name>-instances}; each store built counts as one instance, on a server or a
+ * client node, and a node that builds no store is not counted. See docs/stores/ignite.md.
  *
  * <p>Every server node of the cluster needs {@code sluice-store-ignite}, {@code sluice-algorithms}
  * and {@code sluice-api} on its class path (the entry processor and the expiry policy run there).
@@ -76,6 +83,8 @@ public final class IgniteStore {
         private Duration timeout = DEFAULT_TIMEOUT;
         private int concurrency = DEFAULT_CONCURRENCY;
         private @Nullable TimeSource testClock;
+        private boolean countInstances = true;
+        private Duration heartbeatInterval = Heartbeat.DEFAULT_INTERVAL;
 
         private Builder(Ignite ignite) {
             this.ignite = ignite;
@@ -133,6 +142,29 @@ public final class IgniteStore {
         }
 
         /**
+         * Whether this store announces itself to the other stores of the cache and counts them
+         * (on by default): the number of instances the fallback divides each limit by when the
+         * guard is given none. Off, the store neither creates nor writes the registry and
+         * answers no count.
+         */
+        public Builder countInstances(boolean countInstances) {
+            this.countInstances = countInstances;
+            return this;
+        }
+
+        /**
+         * How often this store announces itself ({@link Heartbeat#DEFAULT_INTERVAL} unless set);
+         * a store that stops is no longer counted {@value Heartbeat#BEATS_TO_EXPIRY} intervals
+         * after its last beat, one that is closed at once.
+         *
+         * @throws IllegalArgumentException when the interval is not positive
+         */
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = Heartbeat.checkInterval(interval);
+            return this;
+        }
+
+        /**
          * Test-only: decides with this clock instead of the primary node's, so that tests are
          * deterministic. Its time is read by the caller and sent with each request. Never set it
          * from configuration.
@@ -163,7 +195,9 @@ public final class IgniteStore {
                 cache = ignite.getOrCreateCache(cacheConfiguration());
             }
             checkConfiguration(cache.getConfiguration(CacheConfiguration.class));
-            IgniteCacheStore store = new IgniteCacheStore(cache, timeout, concurrency, testClock);
+            Heartbeat heartbeat = countInstances
+                    ? IgniteHeartbeat.start(ignite, cacheName, backups, heartbeatInterval, testClock) : null;
+            IgniteCacheStore store = new IgniteCacheStore(cache, timeout, concurrency, testClock, heartbeat);
             Throwable failure = store.warmUp(ignite, WARM_UP_PATIENCE);
             if (failure != null) {
                 LOGGER.log(System.Logger.Level.WARNING, "the Ignite store on cache '" + cacheName

@@ -2,13 +2,17 @@ package io.sluice.store.redis;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
 import io.sluice.algorithms.LeaseArguments;
 import io.sluice.api.Algorithm;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -16,11 +20,14 @@ import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import io.sluice.api.Transition;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -35,49 +42,67 @@ import org.jspecify.annotations.Nullable;
  * The Redis store: one {@code EVALSHA} of {@link LuaScript#DECIDE} per decision, over one
  * Lettuce connection (standalone or cluster), with Redis {@code TIME} as the clock.
  */
-final class LettuceStore implements Store {
+final class LettuceStore implements Store, InstanceCount {
 
     /** Redis answers per limit: outcome, remaining, resetAfter, retryAfter. */
     private static final int REPLY_FIELDS = 4;
     private static final long DENIED = 0;
     private static final long ALLOWED = 1;
     private static final long COST_EXCEEDS_CAPACITY = 2;
-    private static final int ARGS_PER_LIMIT = 5;
     /** Decisions without limits that build() sends: each reads one key and writes nothing. */
     private static final int WARM_UP_CALLS = 10;
     private static final String WARM_UP_IDENTITY = "sluice-warm-up";
+    private static final byte[] REDIS_CLOCK = "redis".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[][] SMALL_DECIMALS = new byte[16][];
+
+    static {
+        for (int i = 0; i < SMALL_DECIMALS.length; i++) {
+            SMALL_DECIMALS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
     /** An admitted transition's state stays in Redis; the Java side never sees it. */
     private static final long[] STATE_IN_REDIS = new long[0];
 
     /** The commands of one open connection, and how to close it (and the client the store owns). */
-    record Connection(RedisScriptingAsyncCommands<String, String> commands, Runnable closer) {
+    record Connection(RedisClusterAsyncCommands<String, String> commands, Runnable closer) {
     }
 
     /** A {@code SCRIPT LOAD} and when it was sent (System.nanoTime). */
     private record ScriptLoad(long startedAt, CompletableFuture<String> done) {
     }
 
-    private final RedisScriptingAsyncCommands<String, String> commands;
+    private final RedisClusterAsyncCommands<String, String> commands;
     private final Runnable closer;
     private final Duration commandTimeout;
     private final long timeoutNanos;
     private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
     private volatile @Nullable LimitArguments lastLimitArguments;
     private final @Nullable TimeSource clockForTesting;
+    /** Announces this store to the others on the same Redis; {@code null} when counting instances is off. */
+    private final @Nullable Heartbeat heartbeat;
     /** The latest load of each script; guarded by this. */
     private final Map<LuaScript, ScriptLoad> loads = new HashMap<>();
 
     /**
      * @param closer closes the connection, and the client when the store created it
      * @param clockForTesting the test-only clock override, or {@code null} for Redis {@code TIME}
+     * @param heartbeat this store's announcement to the others, or {@code null} when it does not count instances
      */
-    LettuceStore(RedisScriptingAsyncCommands<String, String> commands, Runnable closer,
-                 Duration commandTimeout, @Nullable TimeSource clockForTesting) {
+    LettuceStore(RedisClusterAsyncCommands<String, String> commands, Runnable closer,
+                 Duration commandTimeout, @Nullable TimeSource clockForTesting, @Nullable Heartbeat heartbeat) {
         this.commands = commands;
         this.closer = closer;
         this.commandTimeout = commandTimeout;
         this.timeoutNanos = commandTimeout.toNanos();
         this.clockForTesting = clockForTesting;
+        this.heartbeat = heartbeat;
+    }
+
+    /** The live stores on this Redis at the last heartbeat, from memory; empty when not counting. */
+    @Override
+    public OptionalInt instances() {
+        return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
     }
 
     @Override
@@ -92,24 +117,29 @@ final class LettuceStore implements Store {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        return run(LuaScript.DECIDE, decideArguments(key, limits, cost), reply -> decision(limits, reply, 0));
+    }
+
+    /**
+     * {@code EVALSHA}'s arguments for decide.lua: its SHA-1; the client's key, each limit's key
+     * in schema 1 and each sliding log's list; the clock, the cost and the limits' arguments.
+     */
+    private CommandArgs<String, String> decideArguments(String key, List<Limit> limits, long cost) {
         LimitArguments limitArguments = limitArguments(limits);
-        String hashTag = RedisKeys.hashTag(key);
-        String[] keys = new String[1 + limits.size() + limitArguments.logs()];
-        keys[0] = RedisKeys.PREFIX + hashTag;
-        int log = 1 + limits.size();
-        for (int i = 0; i < limits.size(); i++) {
-            Limit limit = limits.get(i);
-            keys[1 + i] = RedisKeys.version1Key(hashTag, limit.name());
-            if (limit.algorithm() == Algorithms.SLIDING_LOG) {
-                keys[log++] = RedisKeys.logKey(hashTag, limit.name());
+        String clientKey = RedisKeys.key(key);
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(LuaScript.DECIDE.encodedSha1())
+                .add(decimal(1 + limits.size() + limitArguments.logs())).addKey(clientKey);
+        for (Limit limit : limits) {
+            args.addKey(RedisKeys.version1Key(clientKey, limit.name()));
+        }
+        if (limitArguments.logs() > 0) {
+            for (Limit limit : limits) {
+                if (limit.algorithm() == Algorithms.SLIDING_LOG) {
+                    args.addKey(RedisKeys.logKey(clientKey, limit.name()));
+                }
             }
         }
-        String[] args = new String[2 + ARGS_PER_LIMIT * limits.size()];
-        args[0] = clock();
-        args[1] = Long.toString(cost);
-        System.arraycopy(limitArguments.arguments(), 0, args, 2, limitArguments.arguments().length);
-        return this.<List<Object>, Decision>run(LuaScript.DECIDE, ScriptOutputType.MULTI, keys, args,
-                reply -> decision(limits, reply));
+        return args.add(clock()).add(decimal(cost)).addAll(limitArguments.arguments());
     }
 
     /**
@@ -122,27 +152,32 @@ final class LettuceStore implements Store {
         if (last != null && last.isFor(limits)) {
             return last;
         }
-        String[] arguments = new String[ARGS_PER_LIMIT * limits.size()];
         int logs = 0;
-        for (int i = 0; i < limits.size(); i++) {
-            Limit limit = limits.get(i);
-            int a = ARGS_PER_LIMIT * i;
-            arguments[a] = limit.name();
-            arguments[a + 1] = Integer.toString(algorithmId(limit));
-            arguments[a + 2] = Long.toString(limit.permits());
-            arguments[a + 3] = Long.toString(limit.burst());
-            arguments[a + 4] = Long.toString(limit.periodMicros());
+        for (Limit limit : limits) {
             if (limit.algorithm() == Algorithms.SLIDING_LOG) {
                 logs++;
             }
         }
-        LimitArguments computed = new LimitArguments(limits.toArray(new Limit[0]), arguments, logs);
+        LimitArguments computed = new LimitArguments(limits.toArray(new Limit[0]), encoded(limits), logs);
         lastLimitArguments = computed;
         return computed;
     }
 
+    /**
+     * Per limit: name, algorithm id, permits, burst and period, encoded once. Lettuce's
+     * arguments are immutable, so one set serves every call that adds it.
+     */
+    private static CommandArgs<String, String> encoded(List<Limit> limits) {
+        CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8);
+        for (Limit limit : limits) {
+            arguments.addValue(limit.name()).add(decimal(algorithmId(limit))).add(decimal(limit.permits()))
+                    .add(decimal(limit.burst())).add(decimal(limit.periodMicros()));
+        }
+        return arguments;
+    }
+
     /** The script arguments of some limits, and how many of them are sliding logs. */
-    private record LimitArguments(Limit[] limits, String[] arguments, int logs) {
+    private record LimitArguments(Limit[] limits, CommandArgs<String, String> arguments, int logs) {
 
         boolean isFor(List<Limit> others) {
             if (others.size() != limits.length) {
@@ -164,15 +199,14 @@ final class LettuceStore implements Store {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        String hashTag = RedisKeys.hashTag(key);
-        String[] keys = new String[1 + limits.size()];
-        keys[0] = RedisKeys.PREFIX + hashTag;
-        for (int i = 0; i < limits.size(); i++) {
-            keys[1 + i] = RedisKeys.version1Key(hashTag, limits.get(i).name());
+        String clientKey = RedisKeys.key(key);
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(LuaScript.LEASE.encodedSha1())
+                .add(decimal(1 + limits.size())).addKey(clientKey);
+        for (Limit limit : limits) {
+            args.addKey(RedisKeys.version1Key(clientKey, limit.name()));
         }
-        String[] args = leasingArgs(limits, maxTokens);
-        return this.<List<Object>, Lease>run(LuaScript.LEASE, ScriptOutputType.MULTI, keys, args,
-                reply -> lease(limits, reply));
+        args.add(clock()).add(decimal(maxTokens)).addAll(encoded(limits));
+        return run(LuaScript.LEASE, args, reply -> lease(limits, reply));
     }
 
     @Override
@@ -185,33 +219,17 @@ final class LettuceStore implements Store {
         if (unusedTokens == 0) {
             return CompletableFuture.completedFuture(null);
         }
-        String[] keys = {RedisKeys.key(key)};
-        String[] args = leasingArgs(limits, unusedTokens, lease.takenAtMicros());
-        return this.<Long, Void>run(LuaScript.GIVE_BACK, ScriptOutputType.INTEGER, keys, args, written -> null);
-    }
-
-    /** The clock, the lease's or give-back's numbers, then per limit: name, algorithm id, permits, burst, period. */
-    private String[] leasingArgs(List<Limit> limits, long... numbers) {
-        int head = 1 + numbers.length;
-        String[] args = new String[head + ARGS_PER_LIMIT * limits.size()];
-        args[0] = clock();
-        for (int i = 0; i < numbers.length; i++) {
-            args[1 + i] = Long.toString(numbers[i]);
-        }
-        for (int i = 0; i < limits.size(); i++) {
-            Limit limit = limits.get(i);
-            int a = head + ARGS_PER_LIMIT * i;
-            args[a] = limit.name();
-            args[a + 1] = Integer.toString(algorithmId(limit));
-            args[a + 2] = Long.toString(limit.permits());
-            args[a + 3] = Long.toString(limit.burst());
-            args[a + 4] = Long.toString(limit.periodMicros());
-        }
-        return args;
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(LuaScript.GIVE_BACK.encodedSha1())
+                .add(decimal(1)).addKey(RedisKeys.key(key))
+                .add(clock()).add(decimal(unusedTokens)).add(decimal(lease.takenAtMicros())).addAll(encoded(limits));
+        return run(LuaScript.GIVE_BACK, args, written -> null);
     }
 
     @Override
     public void close() {
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         deadlines.close();
         closer.run();
     }
@@ -230,10 +248,8 @@ final class LettuceStore implements Store {
             for (LuaScript leasing : List.of(LuaScript.LEASE, LuaScript.GIVE_BACK)) {
                 commands.scriptLoad(leasing.body()).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
-            String[] keys = {RedisKeys.key(WARM_UP_IDENTITY)};
-            String[] args = {clock(), "1"};
             for (int i = 0; i < WARM_UP_CALLS; i++) {
-                commands.evalsha(LuaScript.DECIDE.sha1(), ScriptOutputType.MULTI, keys, args)
+                evalsha(decideArguments(WARM_UP_IDENTITY, List.of(), 1))
                         .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {
@@ -252,9 +268,9 @@ final class LettuceStore implements Store {
      * or timed out may have run, and running it again could charge a request twice. A
      * timed-out command is cancelled so that Lettuce never sends it after a reconnect.
      */
-    private <T, R> CompletableFuture<R> run(LuaScript script, ScriptOutputType type, String[] keys,
-                                            String[] args, Function<T, R> onReply) {
-        Call<T, R> call = new Call<>(script, type, keys, args, onReply, System.nanoTime());
+    private <R> CompletableFuture<R> run(LuaScript script, CommandArgs<String, String> args,
+                                         Function<long[], R> onReply) {
+        Call<R> call = new Call<>(script, args, onReply, System.nanoTime());
         call.send();
         deadlines.add(call);
         return call;
@@ -264,31 +280,27 @@ final class LettuceStore implements Store {
      * One script call and its result: completed once, by the reply (through {@code onReply}),
      * by a failure or by its deadline, whichever comes first; one future per decision.
      */
-    private final class Call<T, R> extends CompletableFuture<R>
-            implements BiConsumer<T, Throwable>, Deadlines.Expirable {
+    private final class Call<R> extends CompletableFuture<R>
+            implements BiConsumer<long[], Throwable>, Deadlines.Expirable {
 
         private final LuaScript script;
-        private final ScriptOutputType type;
-        private final String[] keys;
-        private final String[] args;
-        private final Function<T, R> onReply;
+        /** {@code EVALSHA}'s arguments: the script's SHA-1, the keys and the script's arguments. */
+        private final CommandArgs<String, String> args;
+        private final Function<long[], R> onReply;
         private final long sentAt;
         /** The command last sent: the one to cancel when the deadline passes. */
-        private volatile @Nullable RedisFuture<T> command;
+        private volatile @Nullable RedisFuture<long[]> command;
         private boolean retried;
 
-        Call(LuaScript script, ScriptOutputType type, String[] keys, String[] args, Function<T, R> onReply,
-             long sentAt) {
+        Call(LuaScript script, CommandArgs<String, String> args, Function<long[], R> onReply, long sentAt) {
             this.script = script;
-            this.type = type;
-            this.keys = keys;
             this.args = args;
             this.onReply = onReply;
             this.sentAt = sentAt;
         }
 
         void send() {
-            RedisFuture<T> sent = commands.evalsha(script.sha1(), type, keys, args);
+            RedisFuture<long[]> sent = evalsha(args);
             command = sent;
             if (isDone()) {
                 sent.cancel(false);
@@ -297,7 +309,7 @@ final class LettuceStore implements Store {
         }
 
         @Override
-        public void accept(@Nullable T reply, @Nullable Throwable error) {
+        public void accept(long[] reply, @Nullable Throwable error) {
             if (isDone()) {
                 return;
             }
@@ -333,12 +345,17 @@ final class LettuceStore implements Store {
         public void expire() {
             if (completeExceptionally(new StoreUnavailableException("Redis did not answer within "
                     + commandTimeout.toMillis() + " ms", new TimeoutException()))) {
-                RedisFuture<T> sent = command;
+                RedisFuture<long[]> sent = command;
                 if (sent != null) {
                     sent.cancel(false);
                 }
             }
         }
+    }
+
+    /** Sends one {@code EVALSHA}, its reply parsed into a {@code long[]}. */
+    private RedisFuture<long[]> evalsha(CommandArgs<String, String> args) {
+        return commands.dispatch(CommandType.EVALSHA, new IntegerArrayOutput(), args);
     }
 
     /**
@@ -351,7 +368,9 @@ final class LettuceStore implements Store {
         ScriptLoad load = loads.get(script);
         if (load == null || load.startedAt() - sentAt < 0) {
             long startedAt = System.nanoTime();
-            load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture());
+            // Bounded: the store's own client has no command timeout of its own.
+            load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture()
+                    .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS));
             loads.put(script, load);
         }
         return load.done();
@@ -361,8 +380,22 @@ final class LettuceStore implements Store {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
-    private String clock() {
-        return clockForTesting == null ? "redis" : "test:" + clockForTesting.nowMicros();
+    /** The clock argument: {@code redis} (Redis {@code TIME}), or {@code test:<micros>} of the test-only clock. */
+    private byte[] clock() {
+        return clockForTesting == null ? REDIS_CLOCK
+                : ("test:" + clockForTesting.nowMicros()).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * A number as the script reads it, in decimal: encoded here because Lettuce encodes a
+     * number argument through a new string and its bytes on every send. The small numbers of
+     * every call (key counts, a cost of 1) are shared.
+     */
+    private static byte[] decimal(long number) {
+        if (number >= 0 && number < SMALL_DECIMALS.length) {
+            return SMALL_DECIMALS[(int) number];
+        }
+        return Long.toString(number).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static int algorithmId(Limit limit) {
@@ -377,24 +410,26 @@ final class LettuceStore implements Store {
 
 
     /** The lease lease.lua answered: tokens, time, then the decision's fields per limit. */
-    private static Lease lease(List<Limit> limits, List<Object> reply) {
-        if (reply.size() < 2) {
-            throw new StoreUnavailableException("unexpected reply from the Redis lease script: " + reply);
+    private static Lease lease(List<Limit> limits, long[] reply) {
+        if (reply.length < 2) {
+            throw new StoreUnavailableException("unexpected reply from the Redis lease script: "
+                    + Arrays.toString(reply));
         }
-        return new Lease((Long) reply.get(0), (Long) reply.get(1), decision(limits, reply.subList(2, reply.size())));
+        return new Lease(reply[0], reply[1], decision(limits, reply, 2));
     }
 
-    private static Decision decision(List<Limit> limits, List<Object> reply) {
-        if (reply.size() != REPLY_FIELDS * limits.size()) {
-            throw new StoreUnavailableException("unexpected reply from the Redis script: " + reply);
+    /** The decision of the reply's fields from {@code offset} on: four per limit. */
+    private static Decision decision(List<Limit> limits, long[] reply, int offset) {
+        if (reply.length - offset != REPLY_FIELDS * limits.size()) {
+            throw new StoreUnavailableException("unexpected reply from the Redis script: " + Arrays.toString(reply));
         }
         List<Transition> transitions = new ArrayList<>(limits.size());
         for (int i = 0; i < limits.size(); i++) {
-            int f = REPLY_FIELDS * i;
-            long outcome = (Long) reply.get(f);
-            long remaining = (Long) reply.get(f + 1);
-            long resetAfter = (Long) reply.get(f + 2);
-            long retryAfter = (Long) reply.get(f + 3);
+            int f = offset + REPLY_FIELDS * i;
+            long outcome = reply[f];
+            long remaining = reply[f + 1];
+            long resetAfter = reply[f + 2];
+            long retryAfter = reply[f + 3];
             if (outcome == ALLOWED) {
                 transitions.add(Transition.allowed(remaining, resetAfter, STATE_IN_REDIS));
             } else if (outcome == DENIED) {
@@ -402,7 +437,7 @@ final class LettuceStore implements Store {
             } else if (outcome == COST_EXCEEDS_CAPACITY) {
                 transitions.add(Transition.costExceedsCapacity(remaining, resetAfter, null));
             } else {
-                throw new StoreUnavailableException("unexpected outcome from the Redis script: " + reply);
+                throw new StoreUnavailableException("unexpected outcome from the Redis script: " + Arrays.toString(reply));
             }
         }
         return Decisions.combine(limits, transitions);

@@ -20,17 +20,22 @@ final class LuaScript {
 
     /** The leasable algorithms (no sliding log) and the driver that takes a lease of a client's limits. */
     static final LuaScript LEASE = concatenate("common.lua", "fixed-window.lua", "sliding-window-counter.lua",
-            "token-bucket.lua", "gcra.lua", "store-entries.lua", "lease.lua");
+            "token-bucket.lua", "gcra.lua", "lease.lua");
 
     /** What gives back the unused tokens of a lease (each algorithm's give-back is in it). */
-    static final LuaScript GIVE_BACK = concatenate("common.lua", "store-entries.lua", "give-back.lua");
+    static final LuaScript GIVE_BACK = concatenate("common.lua", "give-back.lua");
+
+    /** One beat of a limiter instance: register or leave, drop the expired, count the live. */
+    static final LuaScript HEARTBEAT = concatenate("common.lua", "heartbeat.lua");
 
     private final String body;
     private final String sha1;
+    private final byte[] encodedSha1;
 
     private LuaScript(String body) {
         this.body = body;
         this.sha1 = sha1(body);
+        this.encodedSha1 = sha1.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** The script text, sent with {@code EVAL} when a node answers {@code NOSCRIPT}. */
@@ -41,6 +46,11 @@ final class LuaScript {
     /** The hex SHA-1 of the body, as {@code EVALSHA} takes it. */
     String sha1() {
         return sha1;
+    }
+
+    /** The hex SHA-1 in ASCII, as {@code EVALSHA}'s first argument; never to be modified. */
+    byte[] encodedSha1() {
+        return encodedSha1;
     }
 
     private static LuaScript concatenate(String... resources) {

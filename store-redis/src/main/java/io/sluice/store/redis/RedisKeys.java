@@ -1,6 +1,7 @@
 package io.sluice.store.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -27,64 +28,98 @@ final class RedisKeys {
     /** The prefix of key schema 1, read during a rolling upgrade from it. */
     static final String VERSION1_PREFIX = "sluice:v1:";
 
+    /**
+     * The sorted set of the live limiter instances (docs/stores/redis.md, counting instances):
+     * one hash tag, so one slot of a cluster; no client's key is ever spelt so, since a
+     * client's hash tag is 22 characters of base64url.
+     */
+    static final String INSTANCES = PREFIX + "{instances}";
+
     private static final int HASH_BYTES = 16;
     /** Braces around the 22 characters of 16 bytes in unpadded base64. */
     private static final int TAG_LENGTH = 24;
     private static final byte[] BASE64URL =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".getBytes(StandardCharsets.ISO_8859_1);
 
-    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
-    });
+    private static final byte[] PREFIX_BYTES = PREFIX.getBytes(StandardCharsets.ISO_8859_1);
+
+    /** Per thread: the digest and room for an identity's UTF-16 code units and its hash. */
+    private static final ThreadLocal<Hasher> HASHER = ThreadLocal.withInitial(Hasher::new);
 
     private RedisKeys() {
     }
 
-    /** The key of the client with this identity. */
+    /** The key of the client with this identity, built as one string. */
     static String key(String identity) {
-        return PREFIX + hashTag(identity);
-    }
-
-    /** The list of the entries of a sliding-log limit of the client with this hash tag. */
-    static String logKey(String hashTag, String limitName) {
-        return PREFIX + hashTag + ":log:" + limitName;
-    }
-
-    /** The key of one limit of the client with this hash tag in schema 1. */
-    static String version1Key(String hashTag, String limitName) {
-        return VERSION1_PREFIX + hashTag + ":" + limitName;
+        byte[] hash = HASHER.get().hash(identity);
+        // The prefix, then the unpadded base64url of the first 16 bytes between braces.
+        byte[] key = new byte[PREFIX_BYTES.length + TAG_LENGTH];
+        System.arraycopy(PREFIX_BYTES, 0, key, 0, PREFIX_BYTES.length);
+        int t = PREFIX_BYTES.length;
+        key[t++] = '{';
+        for (int i = 0; i < HASH_BYTES - 1; i += 3) {
+            int bits = (hash[i] & 0xff) << 16 | (hash[i + 1] & 0xff) << 8 | (hash[i + 2] & 0xff);
+            key[t++] = BASE64URL[bits >>> 18];
+            key[t++] = BASE64URL[bits >>> 12 & 0x3f];
+            key[t++] = BASE64URL[bits >>> 6 & 0x3f];
+            key[t++] = BASE64URL[bits & 0x3f];
+        }
+        int last = hash[HASH_BYTES - 1] & 0xff;
+        key[t++] = BASE64URL[last >>> 2];
+        key[t++] = BASE64URL[(last & 0x03) << 4];
+        key[t] = '}';
+        return new String(key, StandardCharsets.ISO_8859_1);
     }
 
     /** The hash tag of a client, braces included. */
     static String hashTag(String identity) {
-        // The UTF-16 code units, not a charset encoding: that would map every unpaired
-        // surrogate to the same replacement byte, so two identities to one key.
-        byte[] units = new byte[identity.length() * 2];
-        for (int i = 0; i < identity.length(); i++) {
-            char c = identity.charAt(i);
-            units[2 * i] = (byte) (c >>> 8);
-            units[2 * i + 1] = (byte) c;
+        return key(identity).substring(PREFIX.length());
+    }
+
+    /** The list of the entries of a sliding-log limit of the client with this key. */
+    static String logKey(String clientKey, String limitName) {
+        return clientKey + ":log:" + limitName;
+    }
+
+    /** The key of one limit of the client with this key, in schema 1. */
+    static String version1Key(String clientKey, String limitName) {
+        return VERSION1_PREFIX + clientKey.substring(PREFIX.length()) + ":" + limitName;
+    }
+
+    /** SHA-256 of an identity's UTF-16 code units into buffers of one thread, reused. */
+    private static final class Hasher {
+
+        private final MessageDigest sha256;
+        private final byte[] hash = new byte[32];
+        /** Room for identities of up to 256 characters; a longer one gets an array of its own. */
+        private final byte[] units = new byte[512];
+
+        Hasher() {
+            try {
+                sha256 = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("the JDK has no SHA-256", e);
+            }
         }
-        byte[] hash = SHA_256.get().digest(units);
-        // Unpadded base64url of the first 16 bytes, between braces, straight into the string's bytes.
-        byte[] tag = new byte[TAG_LENGTH];
-        tag[0] = '{';
-        int t = 1;
-        for (int i = 0; i < HASH_BYTES - 1; i += 3) {
-            int bits = (hash[i] & 0xff) << 16 | (hash[i + 1] & 0xff) << 8 | (hash[i + 2] & 0xff);
-            tag[t++] = BASE64URL[bits >>> 18];
-            tag[t++] = BASE64URL[bits >>> 12 & 0x3f];
-            tag[t++] = BASE64URL[bits >>> 6 & 0x3f];
-            tag[t++] = BASE64URL[bits & 0x3f];
+
+        /** The hash of the identity, in a buffer that the thread's next call overwrites. */
+        byte[] hash(String identity) {
+            int length = identity.length() * 2;
+            byte[] units = length <= this.units.length ? this.units : new byte[length];
+            // The UTF-16 code units, not a charset encoding: that would map every unpaired
+            // surrogate to the same replacement byte, so two identities to one key.
+            for (int i = 0; i < identity.length(); i++) {
+                char c = identity.charAt(i);
+                units[2 * i] = (byte) (c >>> 8);
+                units[2 * i + 1] = (byte) c;
+            }
+            sha256.update(units, 0, length);
+            try {
+                sha256.digest(hash, 0, hash.length);
+            } catch (DigestException e) {
+                throw new IllegalStateException("SHA-256 did not fit 32 bytes", e);
+            }
+            return hash;
         }
-        int last = hash[HASH_BYTES - 1] & 0xff;
-        tag[t++] = BASE64URL[last >>> 2];
-        tag[t++] = BASE64URL[(last & 0x03) << 4];
-        tag[t] = '}';
-        return new String(tag, StandardCharsets.ISO_8859_1);
     }
 }

@@ -5,6 +5,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -15,6 +16,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
@@ -57,6 +59,12 @@ import org.jspecify.annotations.Nullable;
  * {@code ClientResources.builder().reconnectDelay(...)} with a bound this short (see
  * docs/stores/redis.md).
  *
+ * <p>The store counts the limiter instances that share the Redis ({@link io.sluice.api.InstanceCount},
+ * the divisor of the fallback during an outage): it announces itself every
+ * {@linkplain Builder#heartbeatInterval heartbeat interval} in a sorted set of its own and
+ * remembers how many live stores Redis counted; each store built counts as one instance (build
+ * one per process). See docs/stores/redis.md.
+ *
  * <p>{@code build()} also loads the scripts (on every node of a cluster) and sends a few
  * read-only decisions, so that the first decisions of a fresh process neither wait for a
  * connection nor miss their timeout on class loading.
@@ -72,6 +80,13 @@ public final class RedisStore {
     /** How long the store's own client waits for a connection to open. */
     public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
 
+    /**
+     * The store's own client leaves command timeouts to the store, which ends every call at
+     * its deadline on one thread: Lettuce's would schedule a timer task and a callback per
+     * decision as well.
+     */
+    private static final TimeoutOptions OWN_DEADLINES = TimeoutOptions.builder().timeoutCommands(false).build();
+
     private RedisStore() {
     }
 
@@ -84,6 +99,7 @@ public final class RedisStore {
             client.setOptions(ClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+                    .timeoutOptions(OWN_DEADLINES)
                     .build());
             return open(client, resources);
         });
@@ -119,6 +135,7 @@ public final class RedisStore {
             client.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+                    .timeoutOptions(OWN_DEADLINES)
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enableAllAdaptiveRefreshTriggers().build())
                     .build());
@@ -214,6 +231,8 @@ public final class RedisStore {
         private final Supplier<LettuceStore.Connection> connector;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
         private @Nullable TimeSource clockForTesting;
+        private boolean countInstances = true;
+        private Duration heartbeatInterval = Heartbeat.DEFAULT_INTERVAL;
 
         private Builder(Supplier<LettuceStore.Connection> connector) {
             this.connector = connector;
@@ -231,6 +250,28 @@ public final class RedisStore {
                 throw new IllegalArgumentException("command timeout must be positive: " + timeout);
             }
             this.commandTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Whether this store announces itself to the others on the same Redis and counts them
+         * (on by default): the number of instances the fallback divides each limit by when the
+         * guard is given none. Off, the store neither writes the set nor answers a count.
+         */
+        public Builder countInstances(boolean countInstances) {
+            this.countInstances = countInstances;
+            return this;
+        }
+
+        /**
+         * How often this store announces itself ({@link Heartbeat#DEFAULT_INTERVAL} unless set);
+         * a store that stops is no longer counted {@value Heartbeat#BEATS_TO_EXPIRY} intervals
+         * after its last beat, one that is closed at once.
+         *
+         * @throws IllegalArgumentException when the interval is not positive
+         */
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = Heartbeat.checkInterval(interval);
             return this;
         }
 
@@ -254,8 +295,10 @@ public final class RedisStore {
          */
         public Store build() {
             LettuceStore.Connection connection = connector.get();
+            Heartbeat heartbeat = countInstances
+                    ? RedisHeartbeat.start(connection.commands(), heartbeatInterval, clockForTesting) : null;
             LettuceStore store = new LettuceStore(connection.commands(), connection.closer(), commandTimeout,
-                    clockForTesting);
+                    clockForTesting, heartbeat);
             try {
                 store.warmUp(CONNECT_TIMEOUT.plus(commandTimeout));
             } catch (RuntimeException e) {

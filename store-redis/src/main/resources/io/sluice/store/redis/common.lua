@@ -139,24 +139,6 @@ local function read_entries(value, now)
   return entries
 end
 
-local function write_entries(entries, now)
-  local fields = { FORMAT, now }
-  for _, entry in ipairs(entries) do
-    local state, copy = entry.state, {}
-    for i = 1, #state do
-      copy[i] = state[i]
-    end
-    local at = TIME_AT[state[1]]
-    if at and copy[at] then
-      copy[at] = copy[at] - now
-    end
-    fields[#fields + 1] = entry.name
-    fields[#fields + 1] = entry.expires_at - now
-    fields[#fields + 1] = copy
-  end
-  return cmsgpack.pack(fields)
-end
-
 -- A limit's state in key schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal),
 -- read during a rolling upgrade when the client's key holds no state of that limit yet.
 local function read_version1(value, now)
@@ -175,6 +157,69 @@ local function read_version1(value, now)
     return nil
   end
   return state
+end
+
+-- A client's key as every driver (decide.lua, lease.lua, give-back.lua) reads it once: the
+-- unexpired entries of its value and their positions by limit name.
+local function read_client(key, now)
+  local entries = read_entries(redis.call('GET', key), now)
+  local by_name = {}
+  for i, entry in ipairs(entries) do
+    by_name[entry.name] = i
+  end
+  return { key = key, entries = entries, by_name = by_name }
+end
+
+-- The state of the client's limit of this name, or nil for the fresh state; read from the
+-- limit's key in schema 1 (read_version1) only when the client's key holds none.
+local function limit_state(client, name, version1_key, now)
+  local index = client.by_name[name]
+  if index then
+    return client.entries[index].state
+  end
+  return read_version1(redis.call('GET', version1_key), now)
+end
+
+-- Sets the state of the client's limit of this name after a charge: kept until it is fully
+-- reset, reset_after microseconds from now, or removed when that is now (the fresh state).
+local function put_state(client, name, state, reset_after, now)
+  local entries, index = client.entries, client.by_name[name]
+  if reset_after > 0 then
+    local entry = { name = name, expires_at = now + reset_after, state = state }
+    if index then
+      entries[index] = entry
+    else
+      entries[#entries + 1] = entry
+      client.by_name[name] = #entries
+    end
+  elseif index then
+    entries[index] = false
+  end
+end
+
+-- Writes the client's entries (false for one removed) in format 2 with a TTL until the last
+-- of them is fully reset, or deletes the key when none is left. The drivers' last use of the
+-- entries: each state's time is made relative to now in place, not in a copy.
+local function store_client(client, clock, now)
+  local fields, n, last_expiry = { FORMAT, now }, 2, 0
+  for _, entry in ipairs(client.entries) do
+    if entry then
+      local state = entry.state
+      local at = TIME_AT[state[1]]
+      if at and state[at] then
+        state[at] = state[at] - now
+      end
+      fields[n + 1], fields[n + 2], fields[n + 3] = entry.name, entry.expires_at - now, state
+      n = n + 3
+      last_expiry = math.max(last_expiry, entry.expires_at)
+    end
+  end
+  if n > 2 then
+    -- The key expires when its last limit is fully reset.
+    redis.call('SET', client.key, cmsgpack.pack(fields), 'PX', ttl_millis(clock, last_expiry - now))
+  else
+    redis.call('DEL', client.key)
+  end
 end
 
 local function integer(x)

@@ -14,11 +14,7 @@ local SLIDING_LOG = 2
 local clock = ARGV[1]
 local now = now_micros(clock)
 local cost = tonumber(ARGV[2])
-local entries = read_entries(redis.call('GET', KEYS[1]), now)
-local by_name = {}
-for i, entry in ipairs(entries) do
-  by_name[entry.name] = i
-end
+local client = read_client(KEYS[1], now)
 local reply, new_states, reset_afters, commits = {}, {}, {}, {}
 local all_allowed = true
 local limits = (#ARGV - 2) / ARGS_PER_LIMIT
@@ -32,13 +28,7 @@ for i = 1, limits do
     log_keys = log_keys + 1
     log_key = KEYS[log_keys]
   end
-  local index = by_name[ARGV[a + 1]]
-  local state
-  if index then
-    state = entries[index].state
-  else
-    state = read_version1(redis.call('GET', KEYS[1 + i]), now)
-  end
+  local state = limit_state(client, ARGV[a + 1], KEYS[1 + i], now)
   local outcome, remaining, reset_after, retry_after, new_state, commit = algorithm(state, now,
       tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), cost, log_key)
   all_allowed = all_allowed and outcome == ALLOWED
@@ -50,36 +40,11 @@ for i = 1, limits do
 end
 if all_allowed and limits > 0 then
   for i = 1, limits do
-    local name = ARGV[2 + (i - 1) * ARGS_PER_LIMIT + 1]
-    local index = by_name[name]
     if commits[i] then
       commits[i](clock)
     end
-    if reset_afters[i] > 0 then
-      local entry = { name = name, expires_at = now + reset_afters[i], state = new_states[i] }
-      if index then
-        entries[index] = entry
-      else
-        entries[#entries + 1] = entry
-        by_name[name] = #entries
-      end
-    elseif index then
-      -- Fully reset: the fresh state, so nothing to keep.
-      entries[index] = false
-    end
+    put_state(client, ARGV[2 + (i - 1) * ARGS_PER_LIMIT + 1], new_states[i], reset_afters[i], now)
   end
-  local kept, last_expiry = {}, 0
-  for _, entry in ipairs(entries) do
-    if entry then
-      kept[#kept + 1] = entry
-      last_expiry = math.max(last_expiry, entry.expires_at)
-    end
-  end
-  if #kept > 0 then
-    -- The key expires when its last limit is fully reset.
-    redis.call('SET', KEYS[1], write_entries(kept, now), 'PX', ttl_millis(clock, last_expiry - now))
-  else
-    redis.call('DEL', KEYS[1])
-  end
+  store_client(client, clock, now)
 end
 return reply

@@ -108,20 +108,17 @@ local clock = ARGV[1]
 local now = now_micros(clock)
 local unused = tonumber(ARGV[2])
 local taken_at = tonumber(ARGV[3])
-local entries = read_entries(redis.call('GET', KEYS[1]), now)
-local by_name = {}
-for i, entry in ipairs(entries) do
-  by_name[entry.name] = i
-end
+local client = read_client(KEYS[1], now)
 local changed = false
 for i = 1, (#ARGV - 3) / ARGS_PER_LIMIT do
   local a = 3 + (i - 1) * ARGS_PER_LIMIT
-  local index = by_name[ARGV[a + 1]]
+  local index = client.by_name[ARGV[a + 1]]
   if index then
-    local returned = give_back[tonumber(ARGV[a + 2])](entries[index].state, now, tonumber(ARGV[a + 3]),
+    local entry = client.entries[index]
+    local returned = give_back[tonumber(ARGV[a + 2])](entry.state, now, tonumber(ARGV[a + 3]),
         tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), taken_at, unused)
     if returned then
-      entries[index].state = returned
+      entry.state = returned
       changed = true
     end
   end
@@ -129,5 +126,5 @@ end
 if not changed then
   return 0
 end
-store_entries(KEYS[1], entries, clock, now)
+store_client(client, clock, now)
 return 1

@@ -16,21 +16,12 @@ local ARGS_PER_LIMIT = 5
 local clock = ARGV[1]
 local now = now_micros(clock)
 local most = tonumber(ARGV[2])
-local entries = read_entries(redis.call('GET', KEYS[1]), now)
-local by_name = {}
-for i, entry in ipairs(entries) do
-  by_name[entry.name] = i
-end
+local client = read_client(KEYS[1], now)
 local limits = (#ARGV - 2) / ARGS_PER_LIMIT
 local states, params = {}, {}
 for i = 1, limits do
   local a = 2 + (i - 1) * ARGS_PER_LIMIT
-  local index = by_name[ARGV[a + 1]]
-  if index then
-    states[i] = entries[index].state
-  else
-    states[i] = read_version1(redis.call('GET', KEYS[1 + i]), now)
-  end
+  states[i] = limit_state(client, ARGV[a + 1], KEYS[1 + i], now)
   params[i] = { name = ARGV[a + 1], algorithm = algorithms[tonumber(ARGV[a + 2])],
     permits = tonumber(ARGV[a + 3]), burst = tonumber(ARGV[a + 4]), period = tonumber(ARGV[a + 5]) }
 end
@@ -74,19 +65,7 @@ if not allowed then
   error('sluice: a limit admitted one token with ' .. integer(tokens) .. ' remaining but denied a lease of them')
 end
 for i = 1, limits do
-  local name = params[i].name
-  local index = by_name[name]
-  if reset_afters[i] > 0 then
-    local entry = { name = name, expires_at = now + reset_afters[i], state = new_states[i] }
-    if index then
-      entries[index] = entry
-    else
-      entries[#entries + 1] = entry
-      by_name[name] = #entries
-    end
-  elseif index then
-    entries[index] = false
-  end
+  put_state(client, params[i].name, new_states[i], reset_afters[i], now)
 end
-store_entries(KEYS[1], entries, clock, now)
+store_client(client, clock, now)
 return answer(tokens, reply)

@@ -83,7 +83,7 @@ class RedisStoreFiguresIT {
             return Long.toString(key);
         }
         long list = (Long) redis.command(0, "MEMORY", "USAGE",
-                RedisKeys.logKey(RedisKeys.hashTag(client), limit.name()), "SAMPLES", "0");
+                RedisKeys.logKey(RedisKeys.key(client), limit.name()), "SAMPLES", "0");
         return key + " + " + list + " (list) = " + (key + list);
     }
 

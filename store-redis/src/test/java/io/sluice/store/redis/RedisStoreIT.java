@@ -71,8 +71,9 @@ class RedisStoreIT {
         stores.forEach(Store::close);
     }
 
+    /** A store that does not count instances: these tests count the clients' keys (RedisInstanceCountIT counts stores). */
     private Store store(RedisStore.Builder builder) {
-        Store store = builder.build();
+        Store store = builder.countInstances(false).build();
         stores.add(store);
         return store;
     }
@@ -120,7 +121,7 @@ class RedisStoreIT {
             long resetMillis = (decision.resetAfter().toNanos() / 1_000 + 999) / 1_000;
             assertThat(ttlMillis).as(algorithm.name()).isPositive().isLessThanOrEqualTo(resetMillis);
             if (algorithm == Algorithms.SLIDING_LOG) {
-                String log = RedisKeys.logKey(RedisKeys.hashTag("ttl-" + algorithm.name()), limit.name());
+                String log = RedisKeys.logKey(key, limit.name());
                 assertThat((Long) redis.command(0, "PTTL", log)).as("the log").isPositive().isLessThanOrEqualTo(resetMillis);
             }
         }
@@ -318,10 +319,10 @@ class RedisStoreIT {
                 .clockForTesting(clock));
         Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
         Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
-        String hashTag = RedisKeys.hashTag("upgraded");
+        String key = RedisKeys.key("upgraded");
         // Version 1 states: an empty bucket refilled at T0, a cell owing the whole burst (1 s).
-        redis.command(0, "SET", RedisKeys.version1Key(hashTag, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
-        redis.command(0, "SET", RedisKeys.version1Key(hashTag, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+        redis.command(0, "SET", RedisKeys.version1Key(key, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
+        redis.command(0, "SET", RedisKeys.version1Key(key, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
 
         Decision denied = decide(store, "upgraded", List.of(bucket, cell), 1);
         assertThat(denied.allowed()).isFalse();
@@ -400,7 +401,7 @@ class RedisStoreIT {
         Map<String, Long> calls = commandCalls();
         assertThat(calls).containsEntry("ltrim", 1L).containsEntry("rpush", 1L).doesNotContainKeys("lrange", "del");
         assertThat(calls.get("lindex")).isLessThanOrEqualTo(3L);
-        assertThat((Long) redis.command(0, "LLEN", RedisKeys.logKey(RedisKeys.hashTag("long-log"), log.name())))
+        assertThat((Long) redis.command(0, "LLEN", RedisKeys.logKey(RedisKeys.key("long-log"), log.name())))
                 .isEqualTo(2_000);
     }
 

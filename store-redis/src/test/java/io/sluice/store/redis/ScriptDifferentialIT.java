@@ -179,7 +179,7 @@ class ScriptDifferentialIT {
     }
 
     private static byte[] logKey(String identity, Limit limit) {
-        return RedisKeys.logKey(RedisKeys.hashTag(identity), limit.name()).getBytes(StandardCharsets.UTF_8);
+        return RedisKeys.logKey(RedisKeys.key(identity), limit.name()).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Puts a reference sliding log's entries into its list; returns the client value's part: {tag, used, last}. */

@@ -1,0 +1,165 @@
+package io.sluice.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.api.Algorithm;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreCapabilities;
+import io.sluice.core.PolicyConfig;
+import io.sluice.core.PolicyLimiter;
+import io.sluice.http.HttpRateLimiter;
+import io.sluice.store.local.LocalStore;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where the handler wrapped by the {@link LimitingHandler} runs: never on the thread that
+ * completed the store's decision (for Redis, Lettuce's one I/O thread for all of the store's
+ * replies), and without a hand-over when the decision was made at once.
+ */
+class LimitingHandlerTest {
+
+    private static final String STORE_THREAD = "store-io";
+    private static final String POLICY = """
+            tiers:
+              - name: free
+                limits:
+                  - name: per-minute
+                    algorithm: fixed-window
+                    permits: 100
+                    period: 1m
+            api-keys:
+              keys:
+                - key: "the-key"
+                  tier: free
+            """;
+
+    private final ExecutorService storeThread = Executors.newSingleThreadExecutor(task -> new Thread(task, STORE_THREAD));
+    private final AtomicReference<String> forwardedOn = new AtomicReference<>();
+    /** Counted down once the limiting handler returned: the decision is awaited by then. */
+    private final CountDownLatch handled = new CountDownLatch(1);
+    private final HttpClient http = HttpClient.newHttpClient();
+    private Server server;
+
+    @AfterEach
+    void stop() throws Exception {
+        server.stop();
+        storeThread.shutdownNow();
+    }
+
+    @Test
+    void aDecisionCompletedOnTheStoresThreadIsForwardedOnTheServersThreads() throws Exception {
+        start(new CompletingElsewhere(LocalStore.builder().build()));
+
+        assertThat(get().statusCode()).isEqualTo(200);
+        assertThat(forwardedOn.get()).isNotNull().isNotEqualTo(STORE_THREAD).startsWith("qtp");
+    }
+
+    @Test
+    void aDecisionMadeAtOnceIsForwardedOnTheThreadThatDecided() throws Exception {
+        start(LocalStore.builder().build());
+
+        assertThat(get().statusCode()).isEqualTo(200);
+        assertThat(forwardedOn.get()).isNotNull().startsWith("qtp");
+    }
+
+    private void start(Store store) throws Exception {
+        PolicyLimiter policy = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "test")).store(store).build();
+        HttpRateLimiter limiter = HttpRateLimiter.custom(policy).build();
+        Handler upstream = new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                forwardedOn.set(Thread.currentThread().getName());
+                response.setStatus(200);
+                callback.succeeded();
+                return true;
+            }
+        };
+        server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        server.addConnector(connector);
+        LimitingHandler limiting = new LimitingHandler(limiter,
+                new DecisionRecorder(new SimpleMeterRegistry(), new TopDenied(10)), upstream);
+        server.setHandler(new Handler.Wrapper(limiting) {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                boolean handling = super.handle(request, response, callback);
+                handled.countDown();
+                return handling;
+            }
+        });
+        server.start();
+    }
+
+    private HttpResponse<String> get() throws Exception {
+        int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/things"))
+                .header("X-Api-Key", "the-key").build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * A store whose answers complete on a thread of its own, as a network store's do, and
+     * only once the limiting handler returned, so that the handler cannot find them done.
+     */
+    private final class CompletingElsewhere implements Store {
+
+        private final Store store;
+
+        CompletingElsewhere(Store store) {
+            this.store = store;
+        }
+
+        @Override
+        public StoreCapabilities capabilities() {
+            return store.capabilities();
+        }
+
+        @Override
+        public boolean supports(Algorithm algorithm) {
+            return store.supports(algorithm);
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+            Decision decision = store.tryAcquire(key, limits, cost).toCompletableFuture().join();
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    if (!handled.await(10, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the limiting handler did not return");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+                return decision;
+            }, storeThread);
+        }
+
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+}

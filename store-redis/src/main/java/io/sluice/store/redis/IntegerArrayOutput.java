@@ -1,0 +1,56 @@
+package io.sluice.store.redis;
+
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The reply of a Sluice script, parsed straight into a {@code long[]}: an array of integers
+ * (a decision, a lease), or one integer (a give-back), as one array of its own. Lettuce's
+ * script output would build a list of boxed {@code Long}s per decision instead.
+ *
+ * <p>Any other reply (a string, a nested array) is an error of the command, never a
+ * misread number.
+ */
+final class IntegerArrayOutput extends CommandOutput<String, String, long[]> {
+
+    private static final long[] NONE = new long[0];
+
+    private int size;
+    private boolean array;
+
+    IntegerArrayOutput() {
+        super(StringCodec.UTF8, NONE);
+    }
+
+    @Override
+    public void multi(int count) {
+        if (array || count < 0) {
+            setError("unexpected reply from a Sluice script: a nested or null array");
+            return;
+        }
+        array = true;
+        output = new long[count];
+    }
+
+    @Override
+    public void set(long integer) {
+        if (!array) {
+            output = new long[] {integer};
+        } else if (size < output.length) {
+            output[size++] = integer;
+        } else {
+            setError("unexpected reply from a Sluice script: more integers than announced: "
+                    + Arrays.toString(output));
+        }
+    }
+
+    @Override
+    public void set(@Nullable ByteBuffer bytes) {
+        setError("unexpected reply from a Sluice script: a string or nil where integers belong: "
+                + (bytes == null ? "nil" : StandardCharsets.UTF_8.decode(bytes)));
+    }
+}

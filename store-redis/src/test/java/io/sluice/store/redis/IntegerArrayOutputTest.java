@@ -1,0 +1,55 @@
+package io.sluice.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The reply of a script as RESP hands it to the output: integers in, a long[] out, anything else an error. */
+class IntegerArrayOutputTest {
+
+    @Test
+    void anArrayOfIntegersBecomesTheArray() {
+        IntegerArrayOutput output = new IntegerArrayOutput();
+        output.multi(3);
+        output.set(1);
+        output.set(-5);
+        output.set(1L << 53);
+
+        assertThat(output.hasError()).isFalse();
+        assertThat(output.get()).containsExactly(1, -5, 1L << 53);
+    }
+
+    @Test
+    void anEmptyArrayAndOneIntegerAreArraysToo() {
+        IntegerArrayOutput empty = new IntegerArrayOutput();
+        empty.multi(0);
+        IntegerArrayOutput one = new IntegerArrayOutput();
+        one.set(7);
+
+        assertThat(empty.get()).isEmpty();
+        assertThat(one.get()).containsExactly(7);
+    }
+
+    @Test
+    void aStringANilOrANestedArrayIsAnError() {
+        IntegerArrayOutput string = new IntegerArrayOutput();
+        string.multi(2);
+        string.set(ByteBuffer.wrap("state".getBytes(StandardCharsets.UTF_8)));
+        IntegerArrayOutput nil = new IntegerArrayOutput();
+        nil.set((ByteBuffer) null);
+        IntegerArrayOutput nested = new IntegerArrayOutput();
+        nested.multi(1);
+        nested.multi(4);
+        IntegerArrayOutput tooMany = new IntegerArrayOutput();
+        tooMany.multi(1);
+        tooMany.set(1);
+        tooMany.set(2);
+
+        assertThat(string.getError()).contains("a string or nil", "state");
+        assertThat(nil.getError()).contains("nil");
+        assertThat(nested.getError()).contains("nested");
+        assertThat(tooMany.getError()).contains("more integers than announced");
+    }
+}
