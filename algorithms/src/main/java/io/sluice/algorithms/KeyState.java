@@ -5,6 +5,7 @@ import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -19,22 +20,39 @@ import org.jspecify.annotations.Nullable;
  * <p>Each limit's state is kept under the limit's name with its expiry, the instant after
  * which it is equivalent to the fresh state; expired states are dropped. The
  * {@linkplain #encode() encoding} is compact and versioned: a format byte, then per limit
- * its name (UTF-8, length-prefixed), its expiry and its state, as variable-length integers.
+ * its name (UTF-8, length-prefixed), its expiry and its state. A short state is written as
+ * variable-length integers; a long one (a sliding log's) as fixed-width longs, which
+ * {@link #decode} does not read: a sliding log decides on them in place, so a grid store's
+ * denial reads a few of its entries rather than decoding the whole log.
  */
 public final class KeyState {
 
     /** The first byte of every encoding; a rolling upgrade reads older versions. */
-    static final byte FORMAT_VERSION = 1;
+    static final byte FORMAT_VERSION = 2;
 
-    /** The limits' names, states and expiries, in parallel; a key has few limits, so a scan finds one. */
+    /** Format 1: every state as variable-length integers. */
+    static final byte FORMAT_VERSION_1 = 1;
+
+    /** States of more longs than this are encoded as fixed-width longs (format 2). */
+    static final int FIXED_WIDTH_ABOVE = 8;
+
+    private static final long[] NOT_DECODED = {};
+
+    /**
+     * The limits' names, states and expiries, in parallel; a key has few limits, so a scan
+     * finds one. A state read from a fixed-width encoding stays there ({@code encoded[i]},
+     * {@code states[i]} then {@link #NOT_DECODED}) until an algorithm needs it as an array.
+     */
     private String[] names;
     private long[][] states;
+    private @Nullable ByteBuffer[] encoded;
     private long[] expiries;
     private int size;
 
     private KeyState(int capacity) {
         this.names = new String[capacity];
         this.states = new long[capacity][];
+        this.encoded = new ByteBuffer[capacity];
         this.expiries = new long[capacity];
     }
 
@@ -52,7 +70,7 @@ public final class KeyState {
         Objects.requireNonNull(bytes, "bytes");
         Reader reader = new Reader(bytes);
         int version = reader.readByte();
-        if (version != FORMAT_VERSION) {
+        if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
             throw new IllegalArgumentException("unknown KeyState format version: " + version);
         }
         int count = reader.readLength();
@@ -60,11 +78,19 @@ public final class KeyState {
         for (int i = 0; i < count; i++) {
             String name = new String(reader.readBytes(reader.readLength()), StandardCharsets.UTF_8);
             long expiresAt = reader.readLong();
-            long[] state = new long[reader.readLength()];
-            for (int j = 0; j < state.length; j++) {
-                state[j] = reader.readLong();
+            long header = version == FORMAT_VERSION_1 ? reader.readUnsigned() << 1 : reader.readUnsigned();
+            int length = reader.checkedLength(header >>> 1);
+            int at = decoded.indexOf(name);
+            if ((header & 1) == 0) {
+                long[] state = new long[length];
+                for (int j = 0; j < state.length; j++) {
+                    state[j] = reader.readLong();
+                }
+                decoded.put(at, name, state, expiresAt);
+            } else {
+                decoded.put(at, name, NOT_DECODED, expiresAt);
+                decoded.encoded[decoded.indexOf(name)] = reader.readFixed(length);
             }
-            decoded.put(decoded.indexOf(name), name, state, expiresAt);
         }
         if (!reader.atEnd()) {
             throw new IllegalArgumentException("KeyState encoding has " + reader.left()
@@ -73,9 +99,20 @@ public final class KeyState {
         return decoded;
     }
 
-    /** This state in the compact, versioned binary format that {@link #decode} reads. */
+    /**
+     * This state in the compact, versioned binary format that {@link #decode} reads: per
+     * state a header {@code length << 1 | fixed}, then its longs as zig-zag variable-length
+     * integers, or, for a state of more than {@link #FIXED_WIDTH_ABOVE} longs, as 8 bytes
+     * each (big-endian), which a sliding log reads in place.
+     */
     public byte[] encode() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16 + 32 * size);
+        int fixedBytes = 0;
+        for (int i = 0; i < size; i++) {
+            ByteBuffer bytes = encoded[i];
+            fixedBytes += bytes != null ? bytes.remaining() : states[i].length > FIXED_WIDTH_ABOVE
+                    ? Long.BYTES * states[i].length : 0;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 + 32 * size + fixedBytes);
         out.write(FORMAT_VERSION);
         writeUnsigned(out, size);
         for (int i = 0; i < size; i++) {
@@ -83,10 +120,21 @@ public final class KeyState {
             writeUnsigned(out, name.length);
             out.write(name, 0, name.length);
             writeSigned(out, expiries[i]);
+            ByteBuffer bytes = encoded[i];
             long[] state = states[i];
-            writeUnsigned(out, state.length);
-            for (long value : state) {
-                writeSigned(out, value);
+            if (bytes != null) {
+                writeUnsigned(out, (long) bytes.remaining() / Long.BYTES << 1 | 1);
+                out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+            } else if (state.length > FIXED_WIDTH_ABOVE) {
+                writeUnsigned(out, (long) state.length << 1 | 1);
+                ByteBuffer fixed = ByteBuffer.allocate(Long.BYTES * state.length);
+                fixed.asLongBuffer().put(state);
+                out.write(fixed.array(), 0, fixed.capacity());
+            } else {
+                writeUnsigned(out, (long) state.length << 1);
+                for (long value : state) {
+                    writeSigned(out, value);
+                }
             }
         }
         return out.toByteArray();
@@ -111,7 +159,7 @@ public final class KeyState {
             // The common case, without the arrays of the general one.
             Limit limit = limits.get(0);
             int at = indexOf(limit.name());
-            Transition transition = limit.algorithm().transition(at < 0 ? null : states[at], nowMicros, limit, cost);
+            Transition transition = transition(limit, at, nowMicros, cost, true);
             Decision decision = Decisions.of(limit, transition);
             if (decision.allowed()) {
                 charge(at, limit.name(), transition, nowMicros);
@@ -122,18 +170,15 @@ public final class KeyState {
         Transition[] transitions = new Transition[count];
         for (int i = 0; i < count; i++) {
             Limit limit = limits.get(i);
-            long[] state = stateOf(limit.name());
             // A sliding log that would admit is not copied yet: another limit may deny.
-            transitions[i] = limit.algorithm() instanceof SlidingLog
-                    ? ((SlidingLog) limit.algorithm()).transition(state, nowMicros, limit, cost, false)
-                    : limit.algorithm().transition(state, nowMicros, limit, cost);
+            transitions[i] = transition(limit, indexOf(limit.name()), nowMicros, cost, false);
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {
             for (int i = 0; i < count; i++) {
                 Limit limit = limits.get(i);
                 if (limit.algorithm() instanceof SlidingLog) {
-                    transitions[i] = limit.algorithm().transition(stateOf(limit.name()), nowMicros, limit, cost);
+                    transitions[i] = transition(limit, indexOf(limit.name()), nowMicros, cost, true);
                 }
             }
             for (int i = 0; i < count; i++) {
@@ -177,7 +222,7 @@ public final class KeyState {
         long tokens = maxTokens;
         for (int i = 0; i < count; i++) {
             Limit limit = limits.get(i);
-            probes[i] = limit.algorithm().transition(stateOf(limit.name()), nowMicros, limit, 1);
+            probes[i] = limit.algorithm().transition(stateOf(indexOf(limit.name())), nowMicros, limit, 1);
             if (probes[i].allowed()) {
                 tokens = Math.min(tokens, probes[i].remaining() + 1);
             }
@@ -225,7 +270,7 @@ public final class KeyState {
         for (Limit limit : limits) {
             int at = indexOf(limit.name());
             if (at >= 0) {
-                long[] returned = Leasing.of(limit).giveBack(states[at], nowMicros, limit, takenAtMicros, unused);
+                long[] returned = Leasing.of(limit).giveBack(stateOf(at), nowMicros, limit, takenAtMicros, unused);
                 if (returned != null) {
                     states[at] = returned;
                 }
@@ -263,9 +308,35 @@ public final class KeyState {
         }
     }
 
-    private long @Nullable [] stateOf(String name) {
-        int at = indexOf(name);
-        return at < 0 ? null : states[at];
+    /**
+     * The limit's transition on the state at {@code at} (none when negative); a sliding log's
+     * on its encoded longs when they were not decoded, and with {@code build} false without
+     * building an admission's new state ({@link SlidingLog#transition(long[], long, Limit, long, boolean)}).
+     */
+    private Transition transition(Limit limit, int at, long nowMicros, long cost, boolean build) {
+        if (limit.algorithm() instanceof SlidingLog) {
+            SlidingLog log = (SlidingLog) limit.algorithm();
+            ByteBuffer bytes = at < 0 ? null : encoded[at];
+            return bytes != null
+                    ? log.transition(bytes.asLongBuffer(), nowMicros, limit, cost, build)
+                    : log.transition(stateOf(at), nowMicros, limit, cost, build);
+        }
+        return limit.algorithm().transition(stateOf(at), nowMicros, limit, cost);
+    }
+
+    /** The state at {@code at} as an array, decoded now if it was still encoded; none when negative. */
+    private long @Nullable [] stateOf(int at) {
+        if (at < 0) {
+            return null;
+        }
+        ByteBuffer bytes = encoded[at];
+        if (bytes != null) {
+            long[] state = new long[bytes.remaining() / Long.BYTES];
+            bytes.asLongBuffer().get(state);
+            states[at] = state;
+            encoded[at] = null;
+        }
+        return states[at];
     }
 
     private int indexOf(String name) {
@@ -283,12 +354,14 @@ public final class KeyState {
                 int capacity = 2 * size;
                 names = Arrays.copyOf(names, capacity);
                 states = Arrays.copyOf(states, capacity);
+                encoded = Arrays.copyOf(encoded, capacity);
                 expiries = Arrays.copyOf(expiries, capacity);
             }
             at = size++;
             names[at] = name;
         }
         states[at] = state;
+        encoded[at] = null;
         expiries[at] = expiresAtMicros;
     }
 
@@ -297,10 +370,12 @@ public final class KeyState {
         int after = size - at - 1;
         System.arraycopy(names, at + 1, names, at, after);
         System.arraycopy(states, at + 1, states, at, after);
+        System.arraycopy(encoded, at + 1, encoded, at, after);
         System.arraycopy(expiries, at + 1, expiries, at, after);
         size--;
         names[size] = null;
         states[size] = null;
+        encoded[size] = null;
     }
 
     private void dropExpired(long nowMicros) {
@@ -367,7 +442,11 @@ public final class KeyState {
         }
 
         int readLength() {
-            long length = readUnsigned();
+            return checkedLength(readUnsigned());
+        }
+
+        /** {@code length} as a count of items of at least one byte that the rest of the encoding can hold. */
+        int checkedLength(long length) {
             if (length < 0 || length > bytes.length - position) {
                 throw new IllegalArgumentException("KeyState encoding has a length of " + length
                         + " at byte " + position + " beyond its " + bytes.length + " bytes");
@@ -379,6 +458,18 @@ public final class KeyState {
             byte[] result = Arrays.copyOfRange(bytes, position, position + length);
             position += length;
             return result;
+        }
+
+        /** The next {@code count} fixed-width longs, in place (a view of the encoding's bytes). */
+        ByteBuffer readFixed(int count) {
+            long length = (long) Long.BYTES * count;
+            if (length > bytes.length - position) {
+                throw new IllegalArgumentException("KeyState encoding has " + count + " longs at byte " + position
+                        + " beyond its " + bytes.length + " bytes");
+            }
+            ByteBuffer view = ByteBuffer.wrap(bytes, position, (int) length).slice();
+            position += (int) length;
+            return view;
         }
 
         boolean atEnd() {

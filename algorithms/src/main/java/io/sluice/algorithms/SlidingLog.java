@@ -3,6 +3,7 @@ package io.sluice.algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import java.nio.LongBuffer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,9 +15,10 @@ import org.jspecify.annotations.Nullable;
  * <p>The running total makes a decision's cost independent of the log's length where it can
  * be: the live entries are found by a binary search on the times, the cost they hold is one
  * subtraction, and a denial's retry time is a binary search on the totals. A denial is
- * O(log n) and allocates nothing; an admission also copies the live entries into the new
- * state (the {@link Algorithm} contract: a state is never changed in place). Format 1 (costs
- * instead of totals) is still read.
+ * O(log n) and allocates nothing, also on a log still in its {@link KeyState} encoding (read
+ * in place: {@link #transition(LongBuffer, long, Limit, long, boolean)}); an admission also
+ * copies the live entries into the new state (the {@link Algorithm} contract: a state is never
+ * changed in place). Format 1 (costs instead of totals) is still read.
  */
 final class SlidingLog implements Algorithm {
 
@@ -28,7 +30,7 @@ final class SlidingLog implements Algorithm {
 
     /**
      * The most permits a sliding log takes: it keeps one entry per admitted request, and an
-     * admission copies the live log, so both memory per key (about 90 KB) and the work per
+     * admission copies the live log, so both memory per key (about 160 KB) and the work per
      * admission stay bounded.
      */
     static final long MAX_PERMITS = 10_000;
@@ -62,23 +64,43 @@ final class SlidingLog implements Algorithm {
 
     /**
      * The transition; with {@code build} false, an admission's new state is not built (its
-     * {@link Transition#state()} is the log as read). {@link KeyState} asks so first when a
-     * request has several limits, since another limit may deny it: then copying the log
-     * would be wasted, and a denial would cost as much as an admission.
+     * {@link Transition#state()} is empty). {@link KeyState} asks so first when a request has
+     * several limits, since another limit may deny it: then copying the log would be wasted,
+     * and a denial would cost as much as an admission.
      */
     Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost, boolean build) {
-        Checks.cost(cost);
         long[] state = storedState != null ? storedState : Checks.NO_STATE;
+        long[] log = Checks.hasTag(state, TAG) && state.length % 2 == 0 ? state : fromFormat1(state);
+        return transition(LongBuffer.wrap(log), storedState, nowMicros, limit, cost, build);
+    }
+
+    /**
+     * As {@link #transition(long[], long, Limit, long, boolean)}, on a state read in place
+     * (a {@link KeyState} encoding's fixed-width longs): a denial reads the entries its two
+     * binary searches visit, O(log n) of them, and an admission copies only the live ones.
+     */
+    Transition transition(LongBuffer state, long nowMicros, Limit limit, long cost, boolean build) {
+        if (state.limit() < 2 || state.limit() % 2 != 0 || state.get(0) != TAG) {
+            long[] other = new long[state.limit()];
+            state.get(0, other);
+            return transition(other, nowMicros, limit, cost, build);
+        }
+        return transition(state, null, nowMicros, limit, cost, build);
+    }
+
+    /** The transition on a log of format 2; {@code storedState} is what a denial leaves as its state. */
+    private static Transition transition(LongBuffer log, long @Nullable [] storedState, long nowMicros, Limit limit,
+                                         long cost, boolean build) {
+        Checks.cost(cost);
         long permits = limit.permits();
         long period = limit.periodMicros();
-        long[] log = Checks.hasTag(state, TAG) && state.length % 2 == 0 ? state : fromFormat1(state);
-        int end = log.length;
+        int end = log.limit();
         int first = firstLive(log, nowMicros - period);
-        long prior = log[first - 1];
-        long total = log[end - 1];
+        long prior = log.get(first - 1);
+        long total = log.get(end - 1);
         long used = total - prior;
         boolean empty = first == end;
-        long lastTime = empty ? 0 : log[end - 2];
+        long lastTime = empty ? 0 : log.get(end - 2);
         long allExpireAfter = empty ? 0 : lastTime + period - nowMicros;
         if (cost > permits) {
             return Transition.costExceedsCapacity(Math.max(0, permits - used), allExpireAfter, storedState);
@@ -87,19 +109,19 @@ final class SlidingLog implements Algorithm {
             // The newest entry whose expiry frees enough: the first whose total reaches this.
             int freeing = firstTotalAtLeast(log, first, total + cost - permits);
             return Transition.denied(Math.max(0, permits - used), allExpireAfter,
-                    log[freeing - 1] + period - nowMicros, storedState);
+                    log.get(freeing - 1) + period - nowMicros, storedState);
         }
         boolean merge = !empty && lastTime >= nowMicros;
         // Same microsecond, or a clock that went back: add to the newest entry so that times
         // stay in order and nothing expires earlier than it would have.
         long entryTime = merge ? lastTime : nowMicros;
         if (!build) {
-            return Transition.allowed(permits - used - cost, entryTime + period - nowMicros, log);
+            return Transition.allowed(permits - used - cost, entryTime + period - nowMicros, Checks.NO_STATE);
         }
         long[] next = new long[2 + end - first + (merge ? 0 : 2)];
         next[0] = TAG;
         next[1] = prior;
-        System.arraycopy(log, first, next, 2, end - first);
+        log.get(first, next, 2, end - first);
         next[next.length - 2] = entryTime;
         next[next.length - 1] = total + cost;
         if (prior > REBASE_ABOVE) {
@@ -115,12 +137,12 @@ final class SlidingLog implements Algorithm {
      * when none is), by binary search on the times; the running total before it is at the
      * index before, which is {@code base} for the first entry.
      */
-    private static int firstLive(long[] log, long expiredUpTo) {
+    private static int firstLive(LongBuffer log, long expiredUpTo) {
         int low = 0;
-        int high = (log.length - 2) / 2;
+        int high = (log.limit() - 2) / 2;
         while (low < high) {
             int middle = (low + high) >>> 1;
-            if (log[2 + 2 * middle] <= expiredUpTo) {
+            if (log.get(2 + 2 * middle) <= expiredUpTo) {
                 low = middle + 1;
             } else {
                 high = middle;
@@ -133,12 +155,12 @@ final class SlidingLog implements Algorithm {
      * The index of the time of the first entry, from {@code first} on, whose running total is
      * at least {@code target}, plus one: the index of that total. One exists when called.
      */
-    private static int firstTotalAtLeast(long[] log, int first, long target) {
+    private static int firstTotalAtLeast(LongBuffer log, int first, long target) {
         int low = (first - 2) / 2;
-        int high = (log.length - 2) / 2 - 1;
+        int high = (log.limit() - 2) / 2 - 1;
         while (low < high) {
             int middle = (low + high) >>> 1;
-            if (log[3 + 2 * middle] < target) {
+            if (log.get(3 + 2 * middle) < target) {
                 low = middle + 1;
             } else {
                 high = middle;

@@ -65,4 +65,62 @@ class KeyStateTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(KeyState.decode(bytes).isEmpty()).isTrue();
     }
+
+    @Test
+    void aLongSlidingLogIsEncodedInFixedWidthAndDecidedOnAsItWasBeforeEncoding() {
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofSeconds(10)).named("log");
+        KeyState state = KeyState.empty();
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(state.tryAcquire(List.of(log, perMinute), T0 + 1_000L * i, 1).binding()).isIn(log, perMinute);
+        }
+        byte[] bytes = state.encode();
+        assertThat(bytes[0]).isEqualTo(KeyState.FORMAT_VERSION);
+        // 15 admitted entries (the minute limit binds after 15): 32 longs, written 8 bytes each.
+        assertThat(bytes.length).isGreaterThan(32 * Long.BYTES);
+        KeyState copy = KeyState.decode(bytes);
+        assertThat(copy.encode()).isEqualTo(bytes);
+
+        KeyState fresh = KeyState.empty();
+        Limit only = log.named("only");
+        for (int i = 0; i < 1_000; i++) {
+            fresh.tryAcquire(List.of(only), T0 + 1_000L * i, 1);
+        }
+        KeyState decoded = KeyState.decode(fresh.encode());
+        for (long at : new long[] {T0 + 1_000_000, T0 + 9_999_999, T0 + 10_000_000, T0 + 10_500_500}) {
+            assertThat(decoded.tryAcquire(List.of(only), at, 1)).isEqualTo(fresh.tryAcquire(List.of(only), at, 1));
+            assertThat(decoded.encode()).isEqualTo(fresh.encode());
+        }
+    }
+
+    @Test
+    void aDenialOnADecodedSlidingLogOfTenThousandEntriesDoesNotDecodeTheLog() {
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 10_000, Duration.ofSeconds(100)).named("log");
+        KeyState state = KeyState.empty();
+        for (int i = 0; i < 10_000; i++) {
+            state.tryAcquire(List.of(log), T0 + 1_000L * i, 1);
+        }
+        byte[] bytes = state.encode();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        for (int round = 0; round < 3; round++) {
+            long before = threads.getThreadAllocatedBytes(thread);
+            Decision denied = KeyState.decode(bytes).tryAcquire(List.of(log), T0 + 20_000_000, 1);
+            long allocated = threads.getThreadAllocatedBytes(thread) - before;
+            assertThat(denied.allowed()).isFalse();
+            // A decoded log would be 20,002 longs, 160 KB: this denial allocates the key's few
+            // objects (a few KB before the JIT has compiled them away).
+            assertThat(allocated).isLessThan(16_384);
+        }
+    }
+
+    @Test
+    void readsFormatOne() {
+        // One limit "x", expiry 1, state [3, 4]: every number a zig-zag varint, the length unsigned.
+        byte[] formatOne = {KeyState.FORMAT_VERSION_1, 1, 1, 'x', 2, 2, 6, 8};
+        KeyState state = KeyState.decode(formatOne);
+        assertThat(state.holds("x", 0)).isTrue();
+        // Format 2 writes the length as a header, length << 1 | fixed-width.
+        assertThat(state.encode()).containsExactly(KeyState.FORMAT_VERSION, 1, 1, 'x', 2, 4, 6, 8);
+    }
 }

@@ -34,12 +34,12 @@ public final class GridLease {
      * @throws IllegalArgumentException when a limit cannot be leased or the stored bytes are not
      *     a known {@link KeyState} encoding
      */
-    public static Outcome lease(GridRequest request, byte @Nullable [] stored, long nowMicros) {
+    public static GridRequest.Outcome lease(GridRequest request, byte @Nullable [] stored, long nowMicros) {
         KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
         Lease lease = state.lease(request.limits(), nowMicros, request.cost());
         long[] reply = encode(lease, request.limits());
         if (lease.tokens() == 0) {
-            return new Outcome(reply, false, null, 0);
+            return new GridRequest.Outcome(reply, false, null, 0);
         }
         return written(reply, state, nowMicros);
     }
@@ -52,25 +52,25 @@ public final class GridLease {
      * @param stored the key's value, or {@code null} when absent (then nothing is given back)
      * @throws IllegalArgumentException as {@link #lease}
      */
-    public static Outcome giveBack(GridRequest request, long takenAtMicros, byte @Nullable [] stored,
+    public static GridRequest.Outcome giveBack(GridRequest request, long takenAtMicros, byte @Nullable [] stored,
                                    long nowMicros) {
         long[] reply = new long[0];
         if (stored == null) {
-            return new Outcome(reply, false, null, 0);
+            return new GridRequest.Outcome(reply, false, null, 0);
         }
         KeyState state = KeyState.decode(stored);
         state.giveBack(request.limits(), nowMicros, takenAtMicros, request.cost());
         if (!state.isEmpty() && Arrays.equals(state.encode(), stored)) {
-            return new Outcome(reply, false, null, 0);
+            return new GridRequest.Outcome(reply, false, null, 0);
         }
         return written(reply, state, nowMicros);
     }
 
-    private static Outcome written(long[] reply, KeyState state, long nowMicros) {
+    private static GridRequest.Outcome written(long[] reply, KeyState state, long nowMicros) {
         if (state.isEmpty()) {
-            return new Outcome(reply, true, null, 0);
+            return new GridRequest.Outcome(reply, true, null, 0);
         }
-        return new Outcome(reply, true, state.encode(), state.expiresAtMicros() - nowMicros);
+        return new GridRequest.Outcome(reply, true, state.encode(), state.expiresAtMicros() - nowMicros);
     }
 
     /** A lease as a member answers it: tokens, time, then the decision in {@link GridReply}'s form. */
@@ -96,14 +96,4 @@ public final class GridLease {
         return new Lease(reply[0], reply[1], GridReply.decode(Arrays.copyOfRange(reply, HEAD, reply.length), limits));
     }
 
-    /**
-     * What a member answers and stores after a lease or a give-back.
-     *
-     * @param reply the answer for the caller
-     * @param write whether the state changed, so the entry must be written
-     * @param state the bytes to store when {@code write}; {@code null} to remove the entry
-     * @param ttlMicros how long the written state matters: its limits are all fully reset after it
-     */
-    public record Outcome(long[] reply, boolean write, byte @Nullable [] state, long ttlMicros) {
-    }
 }

@@ -224,6 +224,12 @@ public final class GridRequest {
         return nowMicros == MEMBER_CLOCK;
     }
 
+    /** Whether the request {@link #encode} wrote is decided with the member's clock, read without decoding it. */
+    static boolean usesMemberClock(byte[] request) {
+        return request.length >= TAIL_BYTES
+                && ByteBuffer.wrap(request, request.length - Long.BYTES, Long.BYTES).getLong() == MEMBER_CLOCK;
+    }
+
     /** The caller's time to decide at; meaningful only when not {@linkplain #usesMemberClock() the member's}. */
     public long callerNowMicros() {
         return nowMicros;
@@ -249,39 +255,14 @@ public final class GridRequest {
         return new Outcome(reply, true, state.encode(), state.expiresAtMicros() - nowMicros);
     }
 
-    /** What a member answers and stores after deciding one request. */
-    public static final class Outcome {
-
-        private final long[] reply;
-        private final boolean write;
-        private final byte @Nullable [] state;
-        private final long ttlMicros;
-
-        private Outcome(long[] reply, boolean write, byte @Nullable [] state, long ttlMicros) {
-            this.reply = reply;
-            this.write = write;
-            this.state = state;
-            this.ttlMicros = ttlMicros;
-        }
-
-        /** The answer for the caller, in {@link GridReply}'s form. */
-        public long[] reply() {
-            return reply;
-        }
-
-        /** Whether the state changed (the request was admitted), so the entry must be written. */
-        public boolean write() {
-            return write;
-        }
-
-        /** The bytes to store when {@link #write()}; {@code null} to remove the entry. */
-        public byte @Nullable [] state() {
-            return state;
-        }
-
-        /** How long the written state matters, in microseconds: its limits are all fully reset after it. */
-        public long ttlMicros() {
-            return ttlMicros;
-        }
+    /**
+     * What a member answers and stores after a decision, a lease or a give-back.
+     *
+     * @param reply the answer for the caller ({@link GridReply}'s or {@link GridLease}'s form)
+     * @param write whether the state changed, so the entry must be written
+     * @param state the bytes to store when {@code write}; {@code null} to remove the entry
+     * @param ttlMicros how long the written state matters: its limits are all fully reset after it
+     */
+    public record Outcome(long[] reply, boolean write, byte @Nullable [] state, long ttlMicros) {
     }
 }

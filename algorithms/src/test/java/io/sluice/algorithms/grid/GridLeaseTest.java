@@ -21,7 +21,7 @@ class GridLeaseTest {
 
     @Test
     void aLeaseIsKeyStatesAndItsStateIsWrittenWithItsTimeToLive() {
-        GridLease.Outcome outcome = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 25, NOW)), null, NOW);
+        GridRequest.Outcome outcome = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 25, NOW)), null, NOW);
 
         KeyState reference = KeyState.empty();
         Lease expected = reference.lease(LIMITS, NOW, 25);
@@ -36,7 +36,7 @@ class GridLeaseTest {
     void aLeaseThatGetsNoTokenWritesNothing() {
         byte[] empty = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 10, NOW)), null, NOW).state();
 
-        GridLease.Outcome outcome = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 10, NOW)), empty, NOW);
+        GridRequest.Outcome outcome = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 10, NOW)), empty, NOW);
 
         assertThat(GridLease.decode(outcome.reply(), LIMITS).tokens()).isZero();
         assertThat(GridLease.decode(outcome.reply(), LIMITS).decision().allowed()).isFalse();
@@ -48,7 +48,7 @@ class GridLeaseTest {
         byte[] leased = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 10, NOW)), null, NOW).state();
         GridRequest giveBack = GridRequest.decode(GridRequest.encode(LIMITS, 4, NOW));
 
-        GridLease.Outcome outcome = GridLease.giveBack(giveBack, NOW, leased, NOW);
+        GridRequest.Outcome outcome = GridLease.giveBack(giveBack, NOW, leased, NOW);
 
         KeyState reference = KeyState.decode(leased);
         reference.giveBack(LIMITS, NOW, NOW, 4);

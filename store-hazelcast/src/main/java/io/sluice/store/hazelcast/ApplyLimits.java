@@ -6,43 +6,51 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.sluice.algorithms.grid.GridOperation;
 import io.sluice.algorithms.grid.GridRequest;
 import java.io.IOException;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One request on one key: runs on the key's partition owner, under the partition's lock,
- * decides the {@link GridRequest} it carries on the key's state with the owner's clock (or
- * the test clock the caller read), and, when admitted, writes the new state with its time
- * to live. Returns the decision in {@link io.sluice.algorithms.grid.GridReply}'s form.
+ * One {@link GridOperation} (a decision, a lease or a give-back) on one key: runs on the key's
+ * partition owner, under the partition's lock, with the owner's clock (or the test clock the
+ * caller read), and, when the state changed, writes it with its time to live. Returns the
+ * operation's answer ({@link io.sluice.algorithms.grid.GridReply}'s or
+ * {@link io.sluice.algorithms.grid.GridLease}'s form).
  *
  * <p>Hazelcast's default backup processor is the processor itself, which would recompute
  * the decision on each backup with the backup member's clock and could store another
  * state. Instead, {@link #getBackupProcessor()} hands the backups a {@link WriteState} with
- * the bytes and time to live computed here; nothing is sent when the request was denied,
- * since a denial changes nothing. Hazelcast asks for the backup processor after
- * {@link #process} on the same instance, and runs a new instance for every invocation, so
- * the field carrying it is never shared between requests.
+ * the bytes and time to live computed here; nothing is sent when nothing changed (a denial).
+ * Hazelcast asks for the backup processor after {@link #process} on the same instance, and
+ * runs a new instance for every invocation, so the field carrying it is never shared between
+ * requests.
+ *
+ * <p>On the wire a decision is type {@link ProcessorFactory#APPLY_LIMITS} (the request's bytes)
+ * and a lease or give-back type {@link ProcessorFactory#LEASE_LIMITS} (the bytes, then the lease
+ * time), as the two processors of earlier versions wrote them, so members read both.
  */
 final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, IdentifiedDataSerializable,
         HazelcastInstanceAware {
 
     private static final long serialVersionUID = 1L;
 
-    /** {@link GridRequest#encode}'s bytes. */
-    private byte[] request;
+    private final boolean leasing;
+    private GridOperation operation;
 
     private transient @Nullable HazelcastInstance member;
     private transient @Nullable WriteState write;
 
-    /** For deserialization on a member. */
-    ApplyLimits() {
-        this.request = new byte[0];
+    /** For deserialization on a member: an operation of the kind its type id names. */
+    ApplyLimits(boolean leasing) {
+        this.leasing = leasing;
+        this.operation = GridOperation.decisionOnWire(new byte[0]);
     }
 
-    ApplyLimits(byte[] request) {
-        this.request = request;
+    ApplyLimits(GridOperation operation) {
+        this.leasing = operation.leasing();
+        this.operation = operation;
     }
 
     @Override
@@ -52,11 +60,9 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
 
     @Override
     public long[] process(Map.Entry<String, byte[]> entry) {
-        GridRequest decoded = GridRequest.decode(request);
-        boolean memberClock = decoded.usesMemberClock();
-        long now = memberClock ? MemberClock.nowMicros(member) : decoded.callerNowMicros();
-        GridRequest.Outcome outcome = decoded.decide(entry.getValue(), now);
-        write = outcome.write() ? WriteState.of(outcome.state(), outcome.ttlMicros(), memberClock) : null;
+        GridRequest.Outcome outcome = operation.run(entry.getValue(), () -> MemberClock.nowMicros(member));
+        write = outcome.write() ? WriteState.of(outcome.state(), outcome.ttlMicros(), operation.usesMemberClock())
+                : null;
         if (write != null) {
             write.process(entry);
         }
@@ -75,20 +81,23 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
 
     @Override
     public int getClassId() {
-        return ProcessorFactory.APPLY_LIMITS;
+        return leasing ? ProcessorFactory.LEASE_LIMITS : ProcessorFactory.APPLY_LIMITS;
     }
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByteArray(request);
+        out.writeByteArray(operation.request());
+        if (leasing) {
+            out.writeLong(operation.leaseTime());
+        }
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        byte[] read = in.readByteArray();
-        if (read == null) {
-            throw new IOException("an ApplyLimits without its request");
+        byte[] request = in.readByteArray();
+        if (request == null) {
+            throw new IOException("an entry processor without its request");
         }
-        request = read;
+        operation = leasing ? GridOperation.leasingOnWire(request, in.readLong()) : GridOperation.decisionOnWire(request);
     }
 }

@@ -5,11 +5,8 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.partition.Partition;
 import io.sluice.algorithms.Algorithms;
-import io.sluice.algorithms.LeaseArguments;
 import io.sluice.algorithms.grid.GridCalls;
-import io.sluice.algorithms.grid.GridLease;
-import io.sluice.algorithms.grid.GridReply;
-import io.sluice.algorithms.grid.GridRequest;
+import io.sluice.algorithms.grid.GridOperations;
 import io.sluice.api.Algorithm;
 import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
@@ -25,7 +22,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
@@ -45,15 +41,11 @@ final class EntryProcessorStore implements Store, InstanceCount {
     /** Decisions use the owning member's clock, inside the entry processor. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
 
-    /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
-    private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
-            .named("sluice-warm-up");
     private static final int WARM_UP_KEYS_TRIED = 1_000;
 
     private final HazelcastInstance instance;
     private final String mapName;
-    private final @Nullable TimeSource testClock;
-    private final GridCalls calls;
+    private final GridOperations operations;
     private volatile @Nullable IMap<String, byte[]> map;
     /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
     private final @Nullable Heartbeat heartbeat;
@@ -62,8 +54,9 @@ final class EntryProcessorStore implements Store, InstanceCount {
                         @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.instance = instance;
         this.mapName = mapName;
-        this.testClock = testClock;
-        this.calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
+        this.operations = new GridOperations(
+                new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency),
+                (key, operation) -> map().executeOnKey(key, new ApplyLimits(operation)), testClock);
         this.heartbeat = heartbeat;
     }
 
@@ -86,44 +79,17 @@ final class EntryProcessorStore implements Store, InstanceCount {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        byte[] request;
-        try {
-            request = GridRequest.encode(limits, cost, now());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        ApplyLimits processor = new ApplyLimits(request);
-        return calls.call(() -> map().executeOnKey(key, processor))
-                .thenApply(reply -> GridReply.decode(reply, limits));
+        return operations.tryAcquire(key, limits, cost);
     }
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        byte[] request;
-        try {
-            LeaseArguments.checkLease(limits, maxTokens);
-            request = GridRequest.encode(limits, maxTokens, now());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        LeaseLimits processor = LeaseLimits.lease(request);
-        return calls.call(() -> map().executeOnKey(key, processor))
-                .thenApply(reply -> GridLease.decode(reply, limits));
+        return operations.lease(key, limits, maxTokens);
     }
 
     @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
-        LeaseLimits processor;
-        try {
-            LeaseArguments.checkGiveBack(limits, lease, unusedTokens);
-            if (unusedTokens == 0) {
-                return CompletableFuture.completedFuture(null);
-            }
-            processor = LeaseLimits.giveBack(GridRequest.encode(limits, unusedTokens, now()), lease.takenAtMicros());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return calls.call(() -> map().executeOnKey(key, processor)).thenApply(reply -> null);
+        return operations.giveBack(key, limits, lease, unusedTokens);
     }
 
     @Override
@@ -131,7 +97,7 @@ final class EntryProcessorStore implements Store, InstanceCount {
         if (heartbeat != null) {
             heartbeat.close();
         }
-        calls.close();
+        operations.close();
     }
 
     /**
@@ -141,20 +107,7 @@ final class EntryProcessorStore implements Store, InstanceCount {
      * failure, if any, for the builder to report.
      */
     @Nullable Throwable warmUp(Duration patience) {
-        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
-        byte[] request = GridRequest.encode(List.of(WARM_UP), 2, now());
-        for (String key : warmUpKeys()) {
-            ApplyLimits processor = new ApplyLimits(request);
-            warmUps.add(calls.call(() -> map().executeOnKey(key, processor), patience));
-        }
-        try {
-            for (CompletableFuture<long[]> warmUp : warmUps) {
-                GridReply.decode(warmUp.join(), List.of(WARM_UP));
-            }
-            return null;
-        } catch (RuntimeException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        }
+        return operations.warmUp(warmUpKeys(), patience);
     }
 
     /** A key owned by each member that owns partitions (one key when the owners are not known yet). */
@@ -180,11 +133,6 @@ final class EntryProcessorStore implements Store, InstanceCount {
         return keys;
     }
 
-    private long now() {
-        TimeSource clock = testClock;
-        return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
-    }
-
     /**
      * The map's proxy, created on first use: a client creates it on the cluster, so a store
      * built while the cluster is unreachable works once it is back.
@@ -200,6 +148,6 @@ final class EntryProcessorStore implements Store, InstanceCount {
 
     @Override
     public String toString() {
-        return "HazelcastStore[" + calls + "]";
+        return "HazelcastStore[" + operations + "]";
     }
 }

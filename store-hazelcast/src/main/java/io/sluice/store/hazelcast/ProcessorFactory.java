@@ -14,10 +14,12 @@ final class ProcessorFactory implements DataSerializableFactory {
     /** "Sluc" in ASCII: a fixed id that no other library is likely to use. */
     static final int FACTORY_ID = 0x536C7563;
 
+    /** {@link ApplyLimits} of a decision. */
     static final int APPLY_LIMITS = 1;
     static final int WRITE_STATE = 2;
     // 3 was a processor that read whether a limit held state; not reused, so that a member of
     // an older version never reads another processor under it.
+    /** {@link ApplyLimits} of a lease or a give-back (a processor of its own until 2026-12-01). */
     static final int LEASE_LIMITS = 4;
     static final int INSTANCE_BEAT = 5;
 
@@ -25,11 +27,11 @@ final class ProcessorFactory implements DataSerializableFactory {
     public @Nullable IdentifiedDataSerializable create(int typeId) {
         switch (typeId) {
             case APPLY_LIMITS:
-                return new ApplyLimits();
+                return new ApplyLimits(false);
             case WRITE_STATE:
                 return new WriteState();
             case LEASE_LIMITS:
-                return new LeaseLimits();
+                return new ApplyLimits(true);
             case INSTANCE_BEAT:
                 return new InstanceBeat();
             default:

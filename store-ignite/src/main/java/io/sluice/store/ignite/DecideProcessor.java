@@ -1,5 +1,6 @@
 package io.sluice.store.ignite;
 
+import io.sluice.algorithms.grid.GridOperation;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.TimeSource;
 import javax.cache.processor.MutableEntry;
@@ -9,40 +10,49 @@ import org.apache.ignite.resources.IgniteInstanceResource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decides one request for one key on the key's primary node: decides the {@link GridRequest}
- * it carries on the key's state at the primary's time, and writes the new state when admitted.
+ * One {@link GridOperation} (a decision, a lease or a give-back) on one key's primary node, at
+ * the primary's time: runs it on the key's state and writes the new state when it changed.
  *
  * <p>The cache is atomic, so Ignite runs this once, on the primary, and sends the written value
  * (with its expiry time) to the backups; they never run it with their own clocks. The result is
- * the decision in {@link io.sluice.algorithms.grid.GridReply}'s form.
+ * the operation's answer ({@link io.sluice.algorithms.grid.GridReply}'s or
+ * {@link io.sluice.algorithms.grid.GridLease}'s form). Serialized by Java serialization: a
+ * decision sent by an earlier version (only its request) reads as a decision.
  */
 final class DecideProcessor implements CacheEntryProcessor<String, byte[], long[]> {
 
     private static final long serialVersionUID = 2L;
 
-    /** {@link GridRequest#encode}'s bytes. */
+    /** {@link GridOperation#request()}'s bytes. */
     private final byte[] request;
+    /** {@link GridOperation#leasing()}: false in what earlier versions sent. */
+    private final boolean leasing;
+    /** {@link GridOperation#leaseTime()}. */
+    private final long leaseTime;
 
     @IgniteInstanceResource
     private transient @Nullable Ignite member;
 
-    DecideProcessor(byte[] request) {
-        this.request = request;
+    DecideProcessor(GridOperation operation) {
+        this.request = operation.request();
+        this.leasing = operation.leasing();
+        this.leaseTime = operation.leaseTime();
     }
 
     @Override
     public long[] process(MutableEntry<String, byte[]> entry, Object... arguments) {
         StateExpiry.clear();
-        GridRequest decoded = GridRequest.decode(request);
-        TimeSource clock = decoded.usesMemberClock() ? MemberClock.of(member) : null;
-        long now = clock != null ? clock.nowMicros() : decoded.callerNowMicros();
-        GridRequest.Outcome outcome = decoded.decide(entry.getValue(), now);
+        GridOperation operation = leasing
+                ? GridOperation.leasingOnWire(request, leaseTime)
+                : GridOperation.decisionOnWire(request);
+        TimeSource clock = MemberClock.of(member);
+        GridRequest.Outcome outcome = operation.run(entry.getValue(), clock::nowMicros);
         if (outcome.write()) {
             byte[] state = outcome.state();
             if (state == null) {
                 entry.remove();
             } else {
-                if (clock != null && MemberClock.isSystem(clock)) {
+                if (operation.usesMemberClock() && MemberClock.isSystem(clock)) {
                     // A test's clock has no relation to the real time Ignite expires by;
                     // under it the state is dropped by the algorithms' time alone.
                     StateExpiry.handOver(outcome.ttlMicros());

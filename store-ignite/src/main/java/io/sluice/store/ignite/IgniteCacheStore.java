@@ -1,11 +1,8 @@
 package io.sluice.store.ignite;
 
 import io.sluice.algorithms.Algorithms;
-import io.sluice.algorithms.LeaseArguments;
 import io.sluice.algorithms.grid.GridCalls;
-import io.sluice.algorithms.grid.GridLease;
-import io.sluice.algorithms.grid.GridReply;
-import io.sluice.algorithms.grid.GridRequest;
+import io.sluice.algorithms.grid.GridOperations;
 import io.sluice.api.Algorithm;
 import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
@@ -19,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.IgniteCache;
@@ -40,15 +36,11 @@ final class IgniteCacheStore implements Store, InstanceCount {
     /** The primary node's clock decides; a test clock only stands in for it in tests. */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
 
-    /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
-    private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
-            .named("sluice-warm-up");
     private static final int WARM_UP_KEYS_TRIED = 1_000;
 
     private final IgniteCache<String, byte[]> cache;
     private final Duration timeout;
-    private final @Nullable TimeSource testClock;
-    private final GridCalls calls;
+    private final GridOperations operations;
     /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
     private final @Nullable Heartbeat heartbeat;
 
@@ -56,8 +48,9 @@ final class IgniteCacheStore implements Store, InstanceCount {
                      @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.cache = cache;
         this.timeout = timeout;
-        this.testClock = testClock;
-        this.calls = new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency);
+        this.operations = new GridOperations(
+                new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency),
+                (key, operation) -> cache.invoke(key, new DecideProcessor(operation)), testClock);
         this.heartbeat = heartbeat;
     }
 
@@ -80,42 +73,17 @@ final class IgniteCacheStore implements Store, InstanceCount {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        byte[] request;
-        try {
-            request = GridRequest.encode(limits, cost, fixedNowMicros());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        DecideProcessor processor = new DecideProcessor(request);
-        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> GridReply.decode(reply, limits));
+        return operations.tryAcquire(key, limits, cost);
     }
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        LeaseProcessor processor;
-        try {
-            LeaseArguments.checkLease(limits, maxTokens);
-            processor = LeaseProcessor.lease(GridRequest.encode(limits, maxTokens, fixedNowMicros()));
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> GridLease.decode(reply, limits));
+        return operations.lease(key, limits, maxTokens);
     }
 
     @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
-        LeaseProcessor processor;
-        try {
-            LeaseArguments.checkGiveBack(limits, lease, unusedTokens);
-            if (unusedTokens == 0) {
-                return CompletableFuture.completedFuture(null);
-            }
-            processor = LeaseProcessor.giveBack(GridRequest.encode(limits, unusedTokens, fixedNowMicros()),
-                    lease.takenAtMicros());
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return calls.call(() -> cache.invoke(key, processor)).thenApply(reply -> null);
+        return operations.giveBack(key, limits, lease, unusedTokens);
     }
 
     @Override
@@ -124,7 +92,7 @@ final class IgniteCacheStore implements Store, InstanceCount {
         if (heartbeat != null) {
             heartbeat.close();
         }
-        calls.close();
+        operations.close();
     }
 
     /**
@@ -133,20 +101,7 @@ final class IgniteCacheStore implements Store, InstanceCount {
      * Waits at most {@code patience} in all; returns the failure, if any, for the builder.
      */
     @Nullable Throwable warmUp(Ignite ignite, Duration patience) {
-        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
-        byte[] request = GridRequest.encode(List.of(WARM_UP), 2, fixedNowMicros());
-        for (String key : warmUpKeys(ignite)) {
-            DecideProcessor processor = new DecideProcessor(request);
-            warmUps.add(calls.call(() -> cache.invoke(key, processor), patience));
-        }
-        try {
-            for (CompletableFuture<long[]> warmUp : warmUps) {
-                GridReply.decode(warmUp.join(), List.of(WARM_UP));
-            }
-            return null;
-        } catch (RuntimeException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        }
+        return operations.warmUp(warmUpKeys(ignite), patience);
     }
 
     /** A key whose primary is each server node, as far as the affinity knows. */
@@ -166,11 +121,6 @@ final class IgniteCacheStore implements Store, InstanceCount {
             keys.add("sluice-warm-up-0");
         }
         return keys;
-    }
-
-    private long fixedNowMicros() {
-        TimeSource clock = testClock;
-        return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
     }
 
     @Override

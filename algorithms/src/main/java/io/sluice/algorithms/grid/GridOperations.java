@@ -1,0 +1,125 @@
+package io.sluice.algorithms.grid;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.Lease;
+import io.sluice.api.Limit;
+import io.sluice.api.TimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the grid stores' {@link io.sluice.api.Store} methods have in common: each builds its
+ * {@link GridOperation} on the caller (bad arguments fail there, before anything is sent),
+ * runs it on the key's owner with the store's blocking call on a thread of its
+ * {@link GridCalls}, and reads the owner's answer. A store supplies only that call.
+ */
+public final class GridOperations implements AutoCloseable {
+
+    /** One operation on the member that owns {@code key}: a blocking call that returns the processor's answer. */
+    @FunctionalInterface
+    public interface OnOwner {
+
+        /** Runs {@code operation} on the owner of {@code key} (a store's {@code executeOnKey} or {@code invoke}). */
+        long[] run(String key, GridOperation operation);
+    }
+
+    /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
+    private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
+            .named("sluice-warm-up");
+
+    private final GridCalls calls;
+    private final OnOwner onOwner;
+    private final @Nullable TimeSource testClock;
+
+    /**
+     * The operations of a store whose calls are {@code onOwner}, made on {@code calls}, at the
+     * owners' times, or at {@code testClock}'s when a test gave one.
+     */
+    public GridOperations(GridCalls calls, OnOwner onOwner, @Nullable TimeSource testClock) {
+        this.calls = calls;
+        this.onOwner = onOwner;
+        this.testClock = testClock;
+    }
+
+    /** {@link io.sluice.api.Store#tryAcquire}. */
+    public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
+        GridOperation operation;
+        try {
+            operation = GridOperation.decide(limits, cost, nowMicros());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return run(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
+    }
+
+    /** {@link io.sluice.api.Store#lease}. */
+    public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
+        GridOperation operation;
+        try {
+            operation = GridOperation.lease(limits, maxTokens, nowMicros());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return run(key, operation).thenApply(reply -> GridLease.decode(reply, limits));
+    }
+
+    /** {@link io.sluice.api.Store#giveBack}. */
+    public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        GridOperation operation;
+        try {
+            operation = GridOperation.giveBack(limits, lease, unusedTokens, nowMicros());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (operation == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return run(key, operation).thenApply(reply -> null);
+    }
+
+    /**
+     * Runs a decision no state admits, so nothing is written, on each of {@code keys} (a key
+     * per owner: loading the processor's classes there and here), waiting at most
+     * {@code patience} in all; the failure, if any, for the store's builder to report.
+     */
+    public @Nullable Throwable warmUp(List<String> keys, Duration patience) {
+        GridOperation refused = GridOperation.decide(List.of(WARM_UP), 2, nowMicros());
+        List<CompletableFuture<long[]>> warmUps = new ArrayList<>();
+        for (String key : keys) {
+            warmUps.add(calls.call(() -> onOwner.run(key, refused), patience));
+        }
+        try {
+            for (CompletableFuture<long[]> warmUp : warmUps) {
+                GridReply.decode(warmUp.join(), List.of(WARM_UP));
+            }
+            return null;
+        } catch (RuntimeException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        }
+    }
+
+    private CompletableFuture<long[]> run(String key, GridOperation operation) {
+        return calls.call(() -> onOwner.run(key, operation));
+    }
+
+    private long nowMicros() {
+        TimeSource clock = testClock;
+        return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
+    }
+
+    /** Stops making calls ({@link GridCalls#close()}). */
+    @Override
+    public void close() {
+        calls.close();
+    }
+
+    @Override
+    public String toString() {
+        return calls.toString();
+    }
+}

@@ -1,0 +1,72 @@
+package io.sluice.algorithms.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.KeyState;
+import io.sluice.api.Lease;
+import io.sluice.api.Limit;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The operations a grid store sends: checked on the caller, and run on the member as sent. */
+class GridOperationTest {
+
+    private static final long NOW = 1_764_000_000_000_000L;
+    private static final Limit SECOND = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1)).named("s");
+    private static final Limit LOG = Limit.of(Algorithms.SLIDING_LOG, 10, Duration.ofSeconds(1)).named("log");
+    private static final List<Limit> LIMITS = List.of(SECOND);
+
+    @Test
+    void badLeaseArgumentsAreRefusedOnTheCaller() {
+        assertThatThrownBy(() -> GridOperation.lease(LIMITS, 0, NOW))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
+        assertThatThrownBy(() -> GridOperation.lease(List.of(LOG), 5, NOW))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sliding-log");
+        Lease lease = KeyState.empty().lease(LIMITS, NOW, 5);
+        assertThatThrownBy(() -> GridOperation.giveBack(LIMITS, lease, lease.tokens() + 1, NOW))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(String.valueOf(lease.tokens() + 1));
+        assertThat(GridOperation.giveBack(LIMITS, lease, 0, NOW)).isNull();
+    }
+
+    @Test
+    void eachOperationRunsOnTheMemberAsItsOwnStepDoes() {
+        GridOperation decide = GridOperation.decisionOnWire(GridOperation.decide(LIMITS, 3, NOW).request());
+        GridRequest.Outcome decided = decide.run(null, () -> NOW);
+        KeyState reference = KeyState.empty();
+        assertThat(GridReply.decode(decided.reply(), LIMITS)).isEqualTo(reference.tryAcquire(LIMITS, NOW, 3));
+        assertThat(decided.state()).isEqualTo(reference.encode());
+
+        GridOperation sentLease = GridOperation.lease(LIMITS, 5, NOW);
+        GridOperation lease = GridOperation.leasingOnWire(sentLease.request(), sentLease.leaseTime());
+        GridRequest.Outcome leased = lease.run(decided.state(), () -> NOW);
+        Lease taken = reference.lease(LIMITS, NOW, 5);
+        assertThat(GridLease.decode(leased.reply(), LIMITS)).isEqualTo(taken);
+        assertThat(leased.state()).isEqualTo(reference.encode());
+
+        GridOperation sentBack = GridOperation.giveBack(LIMITS, taken, 2, NOW);
+        assertThat(sentBack).isNotNull();
+        GridOperation giveBack = GridOperation.leasingOnWire(sentBack.request(), sentBack.leaseTime());
+        GridRequest.Outcome givenBack = giveBack.run(leased.state(), () -> NOW);
+        reference.giveBack(LIMITS, NOW, taken.takenAtMicros(), 2);
+        assertThat(givenBack.reply()).isEmpty();
+        assertThat(givenBack.state()).isEqualTo(reference.encode());
+    }
+
+    @Test
+    void theMembersClockIsReadOnlyWhenTheRequestAsksForIt() {
+        AtomicInteger reads = new AtomicInteger();
+        GridOperation atCallersTime = GridOperation.decide(LIMITS, 1, NOW);
+        atCallersTime.run(null, () -> reads.incrementAndGet() + NOW);
+        assertThat(atCallersTime.usesMemberClock()).isFalse();
+        assertThat(reads).hasValue(0);
+
+        GridOperation atMembersTime = GridOperation.decide(LIMITS, 1, GridRequest.MEMBER_CLOCK);
+        atMembersTime.run(null, () -> reads.incrementAndGet() + NOW);
+        assertThat(atMembersTime.usesMemberClock()).isTrue();
+        assertThat(reads).hasValue(1);
+    }
+}
