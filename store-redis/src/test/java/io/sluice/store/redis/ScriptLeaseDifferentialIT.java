@@ -129,7 +129,10 @@ class ScriptLeaseDifferentialIT {
         return Arbitraries.randomValue(random -> Case.random(random, 1 + random.nextInt(3)));
     }
 
-    /** The client's value in Redis as a {@link KeyState} encoding, without the states expired at {@code now}. */
+    /**
+     * The client's value in Redis as {@link KeyState}'s current encoding, without the states
+     * expired at {@code now}: written in format 1, read and encoded again, as the reference is.
+     */
     private static byte[] held(byte[] key, long now) {
         byte[] value = raw.get(key);
         Map<String, StoredValue.Entry> entries = new LinkedHashMap<>();
@@ -140,7 +143,7 @@ class ScriptLeaseDifferentialIT {
                 }
             });
         }
-        return keyState(entries, now);
+        return KeyState.decode(keyState(entries, now)).encode();
     }
 
     /** {@link KeyState}'s encoding of these entries (format 1: varints, zig-zag for signed ones). */
