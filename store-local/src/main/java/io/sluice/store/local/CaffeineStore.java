@@ -46,6 +46,12 @@ final class CaffeineStore implements Store {
      */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true, true);
 
+    /**
+     * How much earlier than a read asked the cell records its entry's expiry, at most: covers a
+     * reader that read the clock this much before another whose extension Caffeine kept.
+     */
+    private static final long MAX_UNCERTAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final TimeSource clock;
     private final ConcurrentMap<String, Cell> states;
     private final Policy.VarExpiration<String, Cell> expiration;
@@ -242,7 +248,8 @@ final class CaffeineStore implements Store {
         private final long keepNanos;
         /**
          * The entry's expiry in Caffeine's ticks as last set here, at most the one Caffeine
-         * holds: written by reads that move it and by admissions, under the monitor.
+         * holds: written by reads that move it (less than they asked for) and by admissions,
+         * under the monitor.
          */
         private volatile long entryExpiresAtNanos;
         /** Set by the cache's eviction listener once the map no longer holds this cell. */
@@ -300,9 +307,12 @@ final class CaffeineStore implements Store {
             if (currentDurationNanos >= cell.keepNanos / 2) {
                 return currentDurationNanos;
             }
-            // Less than half a period left: one longest period from now, recorded in the cell
-            // so that an admission knows it need not move the entry itself.
-            cell.entryExpiresAtNanos = saturatedAdd(currentTimeNanos, cell.keepNanos);
+            // Less than half a period left: one longest period from now. Caffeine applies it by
+            // compare-and-set, which a concurrent reader whose clock reading is older may win, so
+            // the cell records less than was asked: an admission whose reset lies past that moves
+            // the entry itself.
+            long uncertainNanos = Math.min(cell.keepNanos / 4, MAX_UNCERTAIN_NANOS);
+            cell.entryExpiresAtNanos = saturatedAdd(currentTimeNanos, cell.keepNanos - uncertainNanos);
             return cell.keepNanos;
         }
     }
