@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Policy;
-import com.github.benmanes.caffeine.cache.Ticker;
 import io.sluice.algorithms.KeyState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
@@ -29,11 +28,13 @@ import java.util.function.Supplier;
  *
  * <p>Why not Caffeine's {@code compute}: it is the map's write path (the bin's lock, the write
  * buffer, the expiry recomputed), which every decision would take, denials included. Here a
- * decision reads the cell lock-free and locks only the cell; when an admission moves the
- * state's expiry later, it moves the entry's expiry with it, under the same lock, so the
- * entry never expires before its state is fully reset. A cell that expired or was evicted
- * while a request was being admitted on it is detected afterwards and the request decided
- * again on what the map holds then: a charge is never left in a cell the map forgot.
+ * decision reads the cell lock-free and locks only the cell. A read keeps a busy key's entry
+ * alive (Caffeine's {@code expireAfterRead}, a field of the entry, no write to the map); when
+ * an admission moves the state's reset past the entry's expiry, it moves the entry's expiry
+ * with it, under the same lock, so the entry never expires before its state is fully reset.
+ * A cell that expired or was evicted while a request was being admitted on it is marked by
+ * the cache's eviction listener, detected afterwards and the request decided again on what
+ * the map holds then: a charge is never left in a cell the map forgot.
  */
 final class CaffeineStore implements Store {
 
@@ -45,21 +46,33 @@ final class CaffeineStore implements Store {
      */
     private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true, true);
 
+    /**
+     * How much earlier than a read asked the cell records its entry's expiry, at most: covers a
+     * reader that read the clock this much before another whose extension Caffeine kept.
+     */
+    private static final long MAX_UNCERTAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final TimeSource clock;
     private final ConcurrentMap<String, Cell> states;
     private final Policy.VarExpiration<String, Cell> expiration;
     private volatile boolean closed;
 
-    CaffeineStore(long maximumSize, TimeSource clock, boolean systemClock) {
+    CaffeineStore(long maximumSize, TimeSource clock) {
         this.clock = clock;
         Cache<String, Cell> cache = Caffeine.newBuilder()
                 .maximumSize(maximumSize)
                 .expireAfter(new UntilFullyReset())
-                // Expiry is given as durations, so Caffeine's clock need only tick at the rate of
-                // the store's: the system's monotonic clock (much cheaper to read than the time
-                // of day, and read on every access), or a test's virtual clock, so that
-                // moving it moves expiry too.
-                .ticker(systemClock ? Ticker.systemTicker() : () -> microsToNanos(clock.nowMicros()))
+                // Caffeine's clock is the store's, in nanoseconds, so that a cell can hold its
+                // entry's expiry in the units both use: the system's monotonic clock (much cheaper
+                // to read than the time of day, and read on every access), or a test's virtual
+                // clock, so that moving it moves expiry too.
+                .ticker(() -> microsToNanos(clock.nowMicros()))
+                // Synchronous, inside the removal: an admission checks the mark after charging.
+                .evictionListener((key, cell, cause) -> {
+                    if (cell != null) {
+                        cell.removed = true;
+                    }
+                })
                 // Maintenance (expiry, eviction) runs on the calling threads, amortised, rather
                 // than on the common pool, where busy application tasks could delay it while
                 // memory grows.
@@ -177,9 +190,9 @@ final class CaffeineStore implements Store {
                     cell.charged(key, nowMicros, limits);
                 }
             }
-            if (!admitted || states.get(key) == cell) {
+            if (!admitted || !cell.removed) {
                 // A denial changed nothing; an admission is in a cell the map still holds, whose
-                // expiry it moved past now.
+                // expiry it moved past the state's reset.
                 return result;
             }
         }
@@ -218,42 +231,51 @@ final class CaffeineStore implements Store {
     /**
      * One key's state, changed only under its monitor.
      *
-     * <p>The entry lives until its state is fully reset and, past that, until one longest
-     * period of the key's limits after its last admission, as the peers keep a key: a key that
+     * <p>The entry lives until its state is fully reset and, past that, at least half a longest
+     * period of the key's limits after its last decision, as the peers keep a key: a key that
      * comes back within its period (most busy keys) is decided in its entry instead of paying
-     * for a new one (the cache's write path, a new state, a new entry to expire). An expired
-     * limit's state is dropped by the next decision ({@link KeyState}), so the decisions are the
-     * same; only an idle key's memory is freed later, at most one longest period after its last
-     * admission.
+     * for a new one (the cache's write path, a new state, a new entry to expire). A read moves
+     * the entry's expiry one longest period past now once less than half a period is left, so
+     * a busy key moves it about twice a period, through the entry's own field, not the cache's
+     * write buffer. An expired limit's state is dropped by the next decision ({@link KeyState}),
+     * so the decisions are the same; only an idle key's memory is freed later, at most one
+     * longest period after its last decision.
      */
     private final class Cell {
 
         private final KeyState state;
-        /** The expiry Caffeine was last given, in the store's microseconds. */
-        private long entryExpiresAtMicros;
-        /** How long the entry must live from its creation; read by {@link UntilFullyReset}. */
-        private final long createdTtlNanos;
+        /** How long a read keeps the entry: the longest period of the limits it was created with. */
+        private final long keepNanos;
+        /**
+         * The entry's expiry in Caffeine's ticks as last set here, at most the one Caffeine
+         * holds: written by reads that move it (less than they asked for) and by admissions,
+         * under the monitor.
+         */
+        private volatile long entryExpiresAtNanos;
+        /** Set by the cache's eviction listener once the map no longer holds this cell. */
+        private volatile boolean removed;
 
         Cell(KeyState state, long nowMicros, long keepMicros) {
             this.state = state;
-            this.entryExpiresAtMicros = Math.max(state.expiresAtMicros(), saturatedAdd(nowMicros, keepMicros));
-            this.createdTtlNanos = microsToNanos(entryExpiresAtMicros - nowMicros);
+            this.keepNanos = microsToNanos(keepMicros);
+            this.entryExpiresAtNanos = microsToNanos(
+                    Math.max(state.expiresAtMicros(), saturatedAdd(nowMicros, keepMicros)));
         }
 
         /**
-         * Moves the entry's expiry after the state was charged: always when the state's reset
-         * passed it, else only once it is less than half a period away, so that a busy key moves
-         * it about twice a period rather than on every admission. The caller holds the monitor.
+         * Moves the entry's expiry after the state was charged, when the state's reset passed
+         * it (a read keeps it otherwise). The caller holds the monitor.
          */
         void charged(String key, long nowMicros, List<Limit> limits) {
-            long resetAt = state.expiresAtMicros();
-            long keepMicros = longestPeriodMicros(limits);
-            if (resetAt > entryExpiresAtMicros || nowMicros + keepMicros / 2 > entryExpiresAtMicros) {
-                long expiresAt = Math.max(resetAt, saturatedAdd(nowMicros, keepMicros));
-                entryExpiresAtMicros = expiresAt;
+            long resetAtNanos = microsToNanos(state.expiresAtMicros());
+            if (resetAtNanos > entryExpiresAtNanos) {
+                long nowNanos = microsToNanos(nowMicros);
+                long expiresAtNanos = Math.max(resetAtNanos,
+                        saturatedAdd(nowNanos, microsToNanos(longestPeriodMicros(limits))));
+                entryExpiresAtNanos = expiresAtNanos;
                 // Measured from Caffeine's own reading of the clock, which comes later: the entry
                 // may outlive its state by that much, never the reverse.
-                expiration.setExpiresAfter(key, microsToNanos(expiresAt - nowMicros), TimeUnit.NANOSECONDS);
+                expiration.setExpiresAfter(key, expiresAtNanos - nowNanos, TimeUnit.NANOSECONDS);
             }
         }
     }
@@ -268,9 +290,8 @@ final class CaffeineStore implements Store {
 
         @Override
         public long expireAfterCreate(String key, Cell cell, long currentTimeNanos) {
-            // Measured from Caffeine's reading of its clock, later than the decision's: the
-            // entry may outlive its state by that much, never the reverse.
-            return Math.max(0, cell.createdTtlNanos);
+            // Caffeine's clock is the store's: the entry expires when the cell says.
+            return Math.max(0, cell.entryExpiresAtNanos - currentTimeNanos);
         }
 
         @Override
@@ -283,7 +304,16 @@ final class CaffeineStore implements Store {
         @Override
         public long expireAfterRead(String key, Cell cell, long currentTimeNanos,
                                     long currentDurationNanos) {
-            return currentDurationNanos;
+            if (currentDurationNanos >= cell.keepNanos / 2) {
+                return currentDurationNanos;
+            }
+            // Less than half a period left: one longest period from now. Caffeine applies it by
+            // compare-and-set, which a concurrent reader whose clock reading is older may win, so
+            // the cell records less than was asked: an admission whose reset lies past that moves
+            // the entry itself.
+            long uncertainNanos = Math.min(cell.keepNanos / 4, MAX_UNCERTAIN_NANOS);
+            cell.entryExpiresAtNanos = saturatedAdd(currentTimeNanos, cell.keepNanos - uncertainNanos);
+            return cell.keepNanos;
         }
     }
 

@@ -71,8 +71,7 @@ public final class LocalStore {
         /** Builds the store. */
         public Store build() {
             TimeSource clock = testClock;
-            return clock != null ? new CaffeineStore(maximumSize, clock, false)
-                    : new CaffeineStore(maximumSize, CaffeineStore.monotonicClock(), true);
+            return new CaffeineStore(maximumSize, clock != null ? clock : CaffeineStore.monotonicClock());
         }
     }
 }

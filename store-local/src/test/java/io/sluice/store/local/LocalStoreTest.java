@@ -56,6 +56,23 @@ class LocalStoreTest {
     }
 
     @Test
+    void aDecisionWithLessThanHalfAPeriodLeftKeepsTheEntryOnePeriodFromThen() {
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1));
+            assertThat(store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
+
+            clock.advance(Duration.ofMillis(600));
+            Decision denied = store.tryAcquire("client", List.of(limit), 1).toCompletableFuture().join();
+            assertThat(denied.allowed()).isFalse();
+
+            clock.advance(Duration.ofMillis(999));
+            assertThat(holds(store, "client")).as("kept a period after its last decision, a denial").isTrue();
+            clock.advance(Duration.ofMillis(1));
+            assertThat(holds(store, "client")).isFalse();
+        }
+    }
+
+    @Test
     void aKeyIsKeptUntilItsLastLimitIsReset() {
         try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
             Limit shortLimit = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(1)).named("short");
