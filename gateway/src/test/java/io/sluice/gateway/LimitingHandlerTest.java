@@ -133,7 +133,10 @@ class LimitingHandlerTest {
 
         @Override
         public StoreCapabilities capabilities() {
-            return store.capabilities();
+            // Not in process: its answers come from another thread, as a network store's do.
+            StoreCapabilities inner = store.capabilities();
+            return new StoreCapabilities(inner.serverClock(), inner.atomicMultiLimit(), inner.expiry(),
+                    inner.leasing(), false);
         }
 
         @Override
