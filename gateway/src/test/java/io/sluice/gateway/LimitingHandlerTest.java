@@ -10,12 +10,14 @@ import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import io.sluice.core.PolicyConfig;
 import io.sluice.core.PolicyLimiter;
+import io.sluice.core.StoreGuard;
 import io.sluice.http.HttpRateLimiter;
 import io.sluice.store.local.LocalStore;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -85,7 +87,11 @@ class LimitingHandlerTest {
     }
 
     private void start(Store store) throws Exception {
-        PolicyLimiter policy = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "test")).store(store).build();
+        // The store below answers only once the handler returned, which a loaded machine may
+        // delay past the default timeout (class loading of the first request): a timed-out
+        // decision would be a 503 and say nothing about threads.
+        PolicyLimiter policy = PolicyLimiter.builder().config(PolicyConfig.parse(POLICY, "test")).store(store)
+                .guard(StoreGuard.custom().timeout(Duration.ofSeconds(10)).build()).build();
         HttpRateLimiter limiter = HttpRateLimiter.custom(policy).build();
         Handler upstream = new Handler.Abstract() {
             @Override
