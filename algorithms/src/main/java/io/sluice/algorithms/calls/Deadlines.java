@@ -67,8 +67,9 @@ public final class Deadlines implements AutoCloseable {
     }
 
     /**
-     * Watches a call whose deadline is the timeout after it was sent, just before. Once
-     * closed, the call expires at once: nothing would end it later.
+     * Watches a call sent just now, whose {@link Expirable#deadline()} is the timeout from
+     * then: the thread relies on calls coming in the order of their deadlines. Once closed,
+     * the call expires at once: nothing would end it later.
      */
     public void add(Expirable call) {
         Thread watcher = thread;
