@@ -1,6 +1,7 @@
 package io.sluice.core;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.sluice.algorithms.calls.Deadlines;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
 import io.sluice.api.Lease;
@@ -44,7 +45,8 @@ final class GuardedStore implements Store {
     private final Store store;
     private final String name;
     private final StoreGuard guard;
-    private final long timeoutNanos;
+    /** Ends the store calls that outlive the timeout: one thread per guarded store, none before its first call. */
+    private final Deadlines deadlines;
     private final CircuitBreaker breaker;
     private final @Nullable BlockCache blockCache;
     private final Fallback fallback;
@@ -69,7 +71,7 @@ final class GuardedStore implements Store {
         this.store = store;
         this.name = guard.storeName != null ? guard.storeName : store.getClass().getSimpleName();
         this.guard = guard;
-        this.timeoutNanos = guard.timeout.toNanos();
+        this.deadlines = new Deadlines("sluice-guard-timeouts-", guard.timeout);
         this.breaker = CircuitBreaker.of(name, guard.breakerConfig);
         this.blockCache = guard.blockCacheSize == 0 ? null : new BlockCache(guard.blockCacheSize, guard.clock);
         this.fallback = new Fallback(store, guard.instances, guard.clock);
@@ -183,7 +185,7 @@ final class GuardedStore implements Store {
                     decision, null));
         }
         // A copy, so that the timeout completes ours and never the store's own future.
-        return call.copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, failure) ->
+        return deadlines.bound(call).handle((decision, failure) ->
                 completed(key, limits, cost, shadow, askedAtMicros, start, decision, failure));
     }
 
@@ -249,11 +251,11 @@ final class GuardedStore implements Store {
         long start = System.nanoTime();
         CompletableFuture<Lease> call;
         try {
-            call = store.lease(key, limits, batch).toCompletableFuture().copy();
+            call = deadlines.bound(store.lease(key, limits, batch));
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        return call.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((lease, failure) -> {
+        return call.handle((lease, failure) -> {
             long elapsed = System.nanoTime() - start;
             if (failure != null) {
                 entry.refillDone();
@@ -305,12 +307,12 @@ final class GuardedStore implements Store {
         }
         CompletableFuture<Void> call;
         try {
-            call = store.giveBack(unused.key().key(), unused.key().limits(), unused.lease(), unused.tokens())
-                    .toCompletableFuture().copy();
+            call = deadlines.bound(store.giveBack(unused.key().key(), unused.key().limits(), unused.lease(),
+                    unused.tokens()));
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        return call.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((ignored, failure) -> {
+        return call.handle((ignored, failure) -> {
             if (failure == null) {
                 meters.leaseReturned(unused.tokens(), true);
             } else {
@@ -415,6 +417,7 @@ final class GuardedStore implements Store {
             CompletableFuture.allOf(local.endAll().stream().map(this::giveBack).toArray(CompletableFuture[]::new))
                     .join();
         }
+        deadlines.close();
         fallback.close();
     }
 

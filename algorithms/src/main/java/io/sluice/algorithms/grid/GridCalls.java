@@ -1,20 +1,17 @@
 package io.sluice.algorithms.grid;
 
+import io.sluice.algorithms.calls.Deadlines;
 import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -71,7 +68,7 @@ public final class GridCalls implements AutoCloseable {
                 });
         // Threads start as calls need them (the pool's lock, on the caller's thread) and then
         // stay, so that a busy store's callers never take that lock again.
-        this.deadlines = new Deadlines(prefix + "timeouts");
+        this.deadlines = new Deadlines(prefix + "timeouts-", timeout);
     }
 
     /**
@@ -83,10 +80,8 @@ public final class GridCalls implements AutoCloseable {
         if (closed) {
             return CompletableFuture.failedFuture(new StoreUnavailableException(target + " is closed"));
         }
-        CompletableFuture<T> answer = new CompletableFuture<>();
         // The clock starts before the hand-off: waiting for a thread counts against the timeout.
-        deadlines.add(answer, System.nanoTime() + timeoutNanos);
-        return call(call, answer, timeoutNanos);
+        return call(call, deadlines.answerInTime(), timeoutNanos);
     }
 
     /**
@@ -155,68 +150,6 @@ public final class GridCalls implements AutoCloseable {
     @Override
     public String toString() {
         return "GridCalls[" + target + ", timeout " + timeout + ", " + threads.getMaximumPoolSize() + " threads]";
-    }
-
-    /**
-     * Fails the calls whose time is up, on one thread of its own. Why not
-     * {@code CompletableFuture.orTimeout}: it schedules a task on the JDK's timer for every
-     * call and cancels it when the answer comes, which wakes the timer thread once a call
-     * when calls do not overlap (measured: 12 to 26 us a call on a busy two-core machine
-     * against 6 to 8 for the hand-off alone). All of a store's calls have one timeout, so
-     * their deadlines come in the order they were added: this thread sleeps until the oldest
-     * one, drops the answered calls, and fails the late ones, without being woken per call.
-     */
-    private static final class Deadlines implements Runnable {
-
-        private record Deadline(CompletableFuture<?> answer, long atNanos) {
-        }
-
-        private final Queue<Deadline> pending = new ConcurrentLinkedQueue<>();
-        private final AtomicBoolean sleepingIdle = new AtomicBoolean();
-        private final Thread thread;
-        private volatile boolean stopped;
-
-        Deadlines(String name) {
-            thread = new Thread(this, name);
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void add(CompletableFuture<?> answer, long atNanos) {
-            pending.add(new Deadline(answer, atNanos));
-            if (sleepingIdle.get() && sleepingIdle.compareAndSet(true, false)) {
-                LockSupport.unpark(thread);
-            }
-        }
-
-        @Override
-        public void run() {
-            while (!stopped) {
-                Deadline oldest = pending.peek();
-                if (oldest == null) {
-                    sleepingIdle.set(true);
-                    if (pending.isEmpty() && !stopped) {
-                        LockSupport.park(this);
-                    }
-                    sleepingIdle.set(false);
-                } else if (oldest.answer().isDone()) {
-                    pending.poll();
-                } else {
-                    long left = oldest.atNanos() - System.nanoTime();
-                    if (left <= 0) {
-                        pending.poll();
-                        oldest.answer().completeExceptionally(new TimeoutException());
-                    } else {
-                        LockSupport.parkNanos(this, left);
-                    }
-                }
-            }
-        }
-
-        void close() {
-            stopped = true;
-            LockSupport.unpark(thread);
-        }
     }
 
     private static Throwable unwrap(Throwable failure) {

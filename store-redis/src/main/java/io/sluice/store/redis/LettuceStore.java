@@ -9,6 +9,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
 import io.sluice.algorithms.LeaseArguments;
+import io.sluice.algorithms.calls.Deadlines;
 import io.sluice.api.Algorithm;
 import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Decision;
@@ -76,7 +77,7 @@ final class LettuceStore implements Store, InstanceCount {
     private final Runnable closer;
     private final Duration commandTimeout;
     private final long timeoutNanos;
-    private final Deadlines deadlines = new Deadlines("sluice-redis-timeouts");
+    private final Deadlines deadlines;
     private volatile @Nullable LimitArguments lastLimitArguments;
     private final @Nullable TimeSource clockForTesting;
     /** Announces this store to the others on the same Redis; {@code null} when counting instances is off. */
@@ -95,6 +96,7 @@ final class LettuceStore implements Store, InstanceCount {
         this.closer = closer;
         this.commandTimeout = commandTimeout;
         this.timeoutNanos = commandTimeout.toNanos();
+        this.deadlines = new Deadlines("sluice-redis-timeouts-", commandTimeout);
         this.clockForTesting = clockForTesting;
         this.heartbeat = heartbeat;
     }
@@ -338,6 +340,7 @@ final class LettuceStore implements Store, InstanceCount {
 
         @Override
         public long deadline() {
+            // The deadlines' timeout is the command timeout too.
             return sentAt + timeoutNanos;
         }
 

@@ -2,8 +2,15 @@
 -- Lua numbers are doubles: every integer the algorithms use stays below 2^53, where doubles
 -- are exact, and division goes through math.fmod, which is exact, never through a / b
 -- rounded (that can be off by one near 2^53).
+-- Redis runs the whole script on every call, so every function is created anew each time, and
+-- one that uses a local of the script (an upvalue) costs Redis more than one that uses none
+-- (docs/benchmarks.md, "Redis, third pass": each such local is allocated and freed per call).
+-- So the functions on a decision's path use their arguments, constants of their own, the
+-- helpers below (idiv, floor_mod, ceil_div, bucket_rate, bucket_units, ttl_millis, time_at)
+-- and those of their own file, and no other local of the script.
 
--- The outcome of one limit, as returned to the store.
+-- The outcome of one limit, as returned to the store. Each algorithm declares the same three
+-- as constants of its own (see above), which ScriptDifferentialIT checks against Java's.
 local DENIED, ALLOWED, COST_EXCEEDS_CAPACITY = 0, 1, 2
 
 -- Integer division of a >= 0 by b > 0, rounding down.
@@ -22,16 +29,16 @@ end
 
 -- Integer division of a > -b by b > 0, rounding up.
 local function ceil_div(a, b)
-  return idiv(a + b - 1, b)
+  local n = a + b - 1
+  return (n - math.fmod(n, b)) / b
 end
-
--- The largest bucket in units, as io.sluice.algorithms.BucketRate.MAX_UNITS (2^51).
-local MAX_UNITS = 2251799813685248
 
 -- A bucket's exact rate as io.sluice.algorithms.BucketRate: tokens_per_micro / scale tokens
 -- per microsecond. P / D reduced when the bucket fits, else one token every ceil(D / P) us
 -- (the limit was accepted in Java only if that is within 0.1% of the rate).
 local function bucket_rate(permits, burst, period)
+  -- The largest bucket in units, as io.sluice.algorithms.BucketRate.MAX_UNITS (2^51).
+  local MAX_UNITS = 2251799813685248
   local a, b = permits, period
   while b ~= 0 do
     a, b = b, math.fmod(a, b)
@@ -73,15 +80,15 @@ end
 -- newState is set when the outcome is ALLOWED. log_key (the sliding log's list) and commit
 -- (a function of the clock argument that writes that list, run only when every limit admits)
 -- are the sliding log's only.
-local algorithms = {}
-
--- Under the test-only clock override, virtual time is unrelated to the real time Redis
--- expires keys by: keep keys this much longer (ms) so they expire only by virtual time.
-local TEST_CLOCK_TTL_SLACK_MILLIS = 600000
+-- Sized for the five ids at once, not grown (and rehashed) as each file adds its own.
+local algorithms = { false, false, false, false, false }
 
 -- The time to live in milliseconds (PX, PEXPIRE) of a key whose state is fully reset after
 -- reset_after microseconds: rounded up, plus the slack under the test-only clock.
 local function ttl_millis(clock, reset_after)
+  -- Under the test-only clock override, virtual time is unrelated to the real time Redis
+  -- expires keys by: keep keys this much longer (ms) so they expire only by virtual time.
+  local TEST_CLOCK_TTL_SLACK_MILLIS = 600000
   local ttl = ceil_div(reset_after, 1000)
   if clock ~= 'redis' then
     ttl = ttl + TEST_CLOCK_TTL_SLACK_MILLIS
@@ -106,42 +113,59 @@ end
 -- The value of a client's key, format 2 (docs/stores/redis.md): a MessagePack array (Redis's
 -- cmsgpack, in C: a tenth of the time of the same in Lua) {2, base, then per limit: name,
 -- expiry, state}, where base is the time of the write, and expiry (the instant after which
--- the state equals the fresh state) and the one time in a state (TIME_AT) are microseconds
+-- the state equals the fresh state) and the one time in a state (time_at) are microseconds
 -- relative to base: small numbers, so few bytes.
-local FORMAT = 2
-local TIME_AT = { [1 * 256 + 1] = 2, [3 * 256 + 1] = 2, [4 * 256 + 2] = 3, [5 * 256 + 2] = 2,
-  [2 * 256 + 129] = 3 }
 
--- The unexpired entries of a value, in order: { name = ..., expires_at = ..., state = {...} }.
--- A value of another format is rejected, never misread.
-local function read_entries(value, now)
-  local entries = {}
-  if not value then
-    return entries
+-- The position of the one time in a state with this tag, or nil when it has none.
+local function time_at(tag)
+  if tag == 4 * 256 + 2 then
+    return 3
+  elseif tag == 1 * 256 + 1 or tag == 3 * 256 + 1 or tag == 5 * 256 + 2 then
+    return 2
+  elseif tag == 2 * 256 + 129 then
+    return 3
   end
-  local ok, fields = pcall(cmsgpack.unpack, value)
-  if not ok or type(fields) ~= 'table' or fields[1] ~= FORMAT then
-    error('sluice: state value of unknown format ' .. tostring(ok and type(fields) == 'table' and fields[1]
-        or string.byte(value, 1)))
-  end
-  local base = fields[2]
-  for i = 3, #fields, 3 do
-    local expires_at = base + fields[i + 1]
-    if expires_at > now then
-      local state = fields[i + 2]
-      local at = TIME_AT[state[1]]
-      if at and state[at] then
-        state[at] = state[at] + base
-      end
-      entries[#entries + 1] = { name = fields[i], expires_at = expires_at, state = state }
-    end
-  end
-  return entries
+  return nil
 end
 
--- A limit's state in key schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal),
--- read during a rolling upgrade when the client's key holds no state of that limit yet.
-local function read_version1(value, now)
+-- A client's key as every driver (decide.lua, lease.lua, give-back.lua) reads it once: the
+-- unexpired entries of its value, in order ({ name = ..., expires_at = ..., state = {...} }),
+-- and their positions by limit name. A value of another format is rejected, never misread.
+local function read_client(key, now)
+  local entries, by_name = {}, {}
+  local value = redis.call('GET', key)
+  if value then
+    local ok, fields = pcall(cmsgpack.unpack, value)
+    if not ok or type(fields) ~= 'table' or fields[1] ~= 2 then
+      error('sluice: state value of unknown format ' .. tostring(ok and type(fields) == 'table' and fields[1]
+          or string.byte(value, 1)))
+    end
+    local base = fields[2]
+    for i = 3, #fields, 3 do
+      local expires_at = base + fields[i + 1]
+      if expires_at > now then
+        local state = fields[i + 2]
+        local at = time_at(state[1])
+        if at and state[at] then
+          state[at] = state[at] + base
+        end
+        entries[#entries + 1] = { name = fields[i], expires_at = expires_at, state = state }
+        by_name[fields[i]] = #entries
+      end
+    end
+  end
+  return { key = key, entries = entries, by_name = by_name }
+end
+
+-- The state of the client's limit of this name, or nil for the fresh state; read from the
+-- limit's key in schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal) only
+-- when the client's key holds none: during a rolling upgrade, so that it admits no client anew.
+local function limit_state(client, name, version1_key, now)
+  local index = client.by_name[name]
+  if index then
+    return client.entries[index].state
+  end
+  local value = redis.call('GET', version1_key)
   if not value then
     return nil
   end
@@ -157,27 +181,6 @@ local function read_version1(value, now)
     return nil
   end
   return state
-end
-
--- A client's key as every driver (decide.lua, lease.lua, give-back.lua) reads it once: the
--- unexpired entries of its value and their positions by limit name.
-local function read_client(key, now)
-  local entries = read_entries(redis.call('GET', key), now)
-  local by_name = {}
-  for i, entry in ipairs(entries) do
-    by_name[entry.name] = i
-  end
-  return { key = key, entries = entries, by_name = by_name }
-end
-
--- The state of the client's limit of this name, or nil for the fresh state; read from the
--- limit's key in schema 1 (read_version1) only when the client's key holds none.
-local function limit_state(client, name, version1_key, now)
-  local index = client.by_name[name]
-  if index then
-    return client.entries[index].state
-  end
-  return read_version1(redis.call('GET', version1_key), now)
 end
 
 -- Sets the state of the client's limit of this name after a charge: kept until it is fully
@@ -201,11 +204,11 @@ end
 -- of them is fully reset, or deletes the key when none is left. The drivers' last use of the
 -- entries: each state's time is made relative to now in place, not in a copy.
 local function store_client(client, clock, now)
-  local fields, n, last_expiry = { FORMAT, now }, 2, 0
+  local fields, n, last_expiry = { 2, now }, 2, 0
   for _, entry in ipairs(client.entries) do
     if entry then
       local state = entry.state
-      local at = TIME_AT[state[1]]
+      local at = time_at(state[1])
       if at and state[at] then
         state[at] = state[at] - now
       end

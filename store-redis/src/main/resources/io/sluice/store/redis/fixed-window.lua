@@ -1,5 +1,6 @@
 -- fixed-window (id 1): state {tag, windowStart, count}; as io.sluice.algorithms.FixedWindow.
 algorithms[1] = function(state, now, permits, burst, period, cost)
+  local DENIED, ALLOWED, COST_EXCEEDS_CAPACITY = 0, 1, 2
   local tag = 1 * 256 + 1
   local stored = state ~= nil and state[1] == tag and #state == 3
   -- A clock that went back is read as the stored window's time: nothing refills.

@@ -1,6 +1,7 @@
 -- gcra (id 5): state {tag, tat, fraction}, the theoretical arrival time tat + fraction /
 -- tokens_per_micro; as io.sluice.algorithms.Gcra (version 1 states, {tag, tat}, are read).
 algorithms[5] = function(state, now, permits, burst, period, cost)
+  local DENIED, ALLOWED, COST_EXCEEDS_CAPACITY = 0, 1, 2
   local tag, tag_v1 = 5 * 256 + 2, 5 * 256 + 1
   local per_micro, scale = bucket_rate(permits, burst, period)
   local tau = burst * scale

@@ -6,10 +6,9 @@
 -- cost of 1); an admission trims the expired head (each entry once) and appends one entry.
 -- A log of the reference's form ({tag, t1, c1, ...}, key schema 1) is moved into the list
 -- when next admitted.
-local LOG_TAG = 2 * 256 + 129
-
 algorithms[2] = function(state, now, permits, burst, period, cost, log_key)
-  local tag = 2 * 256 + 1
+  local DENIED, ALLOWED, COST_EXCEEDS_CAPACITY = 0, 1, 2
+  local tag, LOG_TAG = 2 * 256 + 1, 2 * 256 + 129
   -- The entries, oldest first: entry(i) -> time, cost for i in 1..count.
   local entry, count, listed_cost
   if state ~= nil and state[1] == LOG_TAG and #state == 3 then

@@ -1,6 +1,7 @@
 -- sliding-window-counter (id 3): state {tag, windowStart, current, previous}; the previous
 -- window weighted by overlap in at most 2^20 steps; as io.sluice.algorithms.SlidingWindowCounter.
 algorithms[3] = function(state, now, permits, burst, period, cost)
+  local DENIED, ALLOWED, COST_EXCEEDS_CAPACITY = 0, 1, 2
   local tag = 3 * 256 + 1
   local step = math.max(1, idiv(period, 1048576))
   local den = idiv(period, step)

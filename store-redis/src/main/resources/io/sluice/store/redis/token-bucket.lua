@@ -1,7 +1,17 @@
 -- token-bucket (id 4): state {tag, units, last, scale}, tokens in units of 1 / scale token at
 -- the time last, up to burst * scale; as io.sluice.algorithms.TokenBucket (states of another
 -- scale keep their whole tokens; version 1 states, {tag, tokens, lastRefill}, are read).
+
+-- When a bucket of units left, refilling per_micro units a microsecond after lag, is full.
+local function bucket_reset_after(left, capacity, per_micro, lag)
+  if left == capacity then
+    return 0
+  end
+  return lag + ceil_div(capacity - left, per_micro)
+end
+
 algorithms[4] = function(state, now, permits, burst, period, cost)
+  local DENIED, ALLOWED, COST_EXCEEDS_CAPACITY = 0, 1, 2
   local tag = 4 * 256 + 2
   local per_micro, scale = bucket_rate(permits, burst, period)
   local capacity = burst * scale
@@ -21,21 +31,15 @@ algorithms[4] = function(state, now, permits, burst, period, cost)
   end
   -- A clock that went back refills nothing until it passes last again.
   local lag = last - now
-
-  local function reset_after(left)
-    if left == capacity then
-      return 0
-    end
-    return lag + ceil_div(capacity - left, per_micro)
-  end
-
   if cost > burst then
-    return COST_EXCEEDS_CAPACITY, idiv(units, scale), reset_after(units), 0, nil
+    return COST_EXCEEDS_CAPACITY, idiv(units, scale), bucket_reset_after(units, capacity, per_micro, lag), 0, nil
   end
   local needed = cost * scale
   if units >= needed then
     local left = units - needed
-    return ALLOWED, idiv(left, scale), reset_after(left), 0, { tag, left, last, scale }
+    return ALLOWED, idiv(left, scale), bucket_reset_after(left, capacity, per_micro, lag), 0,
+        { tag, left, last, scale }
   end
-  return DENIED, idiv(units, scale), reset_after(units), lag + ceil_div(needed - units, per_micro), nil
+  return DENIED, idiv(units, scale), bucket_reset_after(units, capacity, per_micro, lag),
+      lag + ceil_div(needed - units, per_micro), nil
 end

@@ -1,0 +1,7 @@
+/**
+ * What bounds the calls of a store, and of the store guard in front of it, by a timeout:
+ * {@link io.sluice.algorithms.calls.Deadlines}, one thread per store or guard instead of a
+ * task on the JDK's timer per call. Applications do not use this package; a store of your
+ * own may.
+ */
+package io.sluice.algorithms.calls;
