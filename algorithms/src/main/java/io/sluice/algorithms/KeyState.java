@@ -191,6 +191,57 @@ public final class KeyState {
     }
 
     /**
+     * The decision {@link #tryAcquire} would give now when it is a denial, without changing
+     * anything; {@code null} when it would admit. Only reads this state (an expired state is
+     * read as absent, an encoded one in place or decoded into a copy), so that a store may
+     * run it optimistically, without its lock, and take the lock only to admit: on a busy key
+     * most decisions are denials, which then leave the state's memory unwritten.
+     *
+     * @throws IllegalArgumentException when {@code limits} is empty or {@code cost} is below 1
+     */
+    public @Nullable Decision denial(List<Limit> limits, long nowMicros, long cost) {
+        Objects.requireNonNull(limits, "limits");
+        if (limits.isEmpty()) {
+            throw new IllegalArgumentException("need at least one limit");
+        }
+        Checks.cost(cost);
+        if (limits.size() == 1) {
+            // As tryAcquire's common case: no array; no Decision built for an admission.
+            Limit limit = limits.get(0);
+            Transition transition = probe(limit, nowMicros, cost);
+            return transition.allowed() ? null : Decisions.of(limit, transition);
+        }
+        int count = limits.size();
+        Transition[] transitions = new Transition[count];
+        boolean allAdmit = true;
+        for (int i = 0; i < count; i++) {
+            transitions[i] = probe(limits.get(i), nowMicros, cost);
+            allAdmit &= transitions[i].allowed();
+        }
+        return allAdmit ? null : Decisions.combine(limits, transitions);
+    }
+
+    /**
+     * A limit's transition on its state as {@link #tryAcquire} would see it after dropping the
+     * expired states, without dropping or decoding anything; a sliding log's without building
+     * an admission's new state, which a denial does not need.
+     */
+    private Transition probe(Limit limit, long nowMicros, long cost) {
+        int at = indexOf(limit.name());
+        if (at >= 0 && expiries[at] <= nowMicros) {
+            at = -1;
+        }
+        ByteBuffer bytes = at < 0 ? null : encoded[at];
+        if (limit.algorithm() instanceof SlidingLog) {
+            SlidingLog log = (SlidingLog) limit.algorithm();
+            return bytes != null
+                    ? log.transition(bytes.asLongBuffer(), nowMicros, limit, cost, false)
+                    : log.transition(at < 0 ? null : states[at], nowMicros, limit, cost, false);
+        }
+        return limit.algorithm().transition(at < 0 ? null : decodedCopy(at), nowMicros, limit, cost);
+    }
+
+    /**
      * Takes a batch of tokens from every limit at once, for one instance to spend locally:
      * the largest count up to {@code maxTokens} that every limit admits now, charged to all
      * of them (as {@link #tryAcquire} of that cost would). When one limit cannot give a single
@@ -329,14 +380,22 @@ public final class KeyState {
         if (at < 0) {
             return null;
         }
-        ByteBuffer bytes = encoded[at];
-        if (bytes != null) {
-            long[] state = new long[bytes.remaining() / Long.BYTES];
-            bytes.asLongBuffer().get(state);
-            states[at] = state;
+        if (encoded[at] != null) {
+            states[at] = decodedCopy(at);
             encoded[at] = null;
         }
         return states[at];
+    }
+
+    /** The state at {@code at} as an array, decoded into a new one if it is still encoded, which stays so. */
+    private long[] decodedCopy(int at) {
+        ByteBuffer bytes = encoded[at];
+        if (bytes == null) {
+            return states[at];
+        }
+        long[] state = new long[bytes.remaining() / Long.BYTES];
+        bytes.asLongBuffer().get(state);
+        return state;
     }
 
     private int indexOf(String name) {

@@ -17,6 +17,21 @@ class KeyStateTest {
     private final Limit perMinute = Limit.of(Algorithms.FIXED_WINDOW, 15, Duration.ofMinutes(1)).named("minute");
 
     @Test
+    void aDenialIsReadWithoutChargingAndRejectsWhatTryAcquireRejects() {
+        KeyState state = KeyState.empty();
+        assertThat(state.denial(List.of(perSecond), T0, 10)).isNull();
+        state.tryAcquire(List.of(perSecond), T0, 10);
+        Decision denial = state.denial(List.of(perSecond, perMinute), T0, 1);
+        assertThat(denial).isEqualTo(state.tryAcquire(List.of(perSecond, perMinute), T0, 1));
+        assertThat(denial.retryAfter()).contains(Duration.ofMillis(100));
+        assertThat(state.denial(List.of(perMinute), T0, 1)).isNull();
+        assertThatThrownBy(() -> state.denial(List.of(), T0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("limit");
+        assertThatThrownBy(() -> state.denial(List.of(perSecond), T0, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
+    }
+
+    @Test
     void chargesAllLimitsOnlyWhenAllAdmit() {
         KeyState state = KeyState.empty();
         List<Limit> limits = List.of(perSecond, perMinute);
