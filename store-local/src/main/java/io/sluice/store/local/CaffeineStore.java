@@ -271,8 +271,8 @@ final class CaffeineStore implements Store {
          * Whether the last decision under the lock denied (written there, only when it flips):
          * only then is the lock-free read tried first. A key that is mostly admitted goes
          * straight to the lock, where an admission must be decided anyway, instead of deciding
-         * it twice. A hint: read without the lock, a stale value costs one wasted try, never a
-         * wrong decision.
+         * it twice. A hint: read without the lock, a stale value costs one wasted try or one
+         * denial under the lock, never a wrong decision.
          */
         private boolean denying;
         /** How long a read keeps the entry: the longest period of the limits it was created with. */
