@@ -1,6 +1,5 @@
 package io.sluice.algorithms;
 
-import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
@@ -10,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * {@code tat + fraction / tokensPerMicro} microseconds of the exact rate (see
  * {@link BucketRate}); token-bucket behaviour in one time; see docs/algorithms.md.
  */
-final class Gcra implements Algorithm, LeaseReturn {
+final class Gcra implements Probing, LeaseReturn {
 
     static final int ID = 5;
     /** Version 2: the arrival time with its fraction of a microsecond. */
@@ -35,7 +34,7 @@ final class Gcra implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, boolean build) {
         Checks.cost(cost);
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
@@ -55,27 +54,32 @@ final class Gcra implements Algorithm, LeaseReturn {
         }
         long ahead = tat - nowMicros;
         long tauMicros = tau / perMicro;
+        boolean exceeds = cost > burst;
+        boolean allowed = false;
+        long remaining = 0;
+        long resetAfter;
+        long retryAfter = 0;
+        long next = 0;
         if (ahead > tauMicros) {
             // Owes more than the whole bucket (a clock that went back, a burst lowered): counted
             // in microseconds, as the owed units could pass 2^53.
-            long resetAfter = ahead + (fraction > 0 ? 1 : 0);
-            if (cost > burst) {
-                return Transition.costExceedsCapacity(0, resetAfter, state);
+            resetAfter = ahead + (fraction > 0 ? 1 : 0);
+            if (!exceeds) {
+                long beyond = fraction + rate.units(cost) - (tau - tauMicros * perMicro);
+                retryAfter = ahead - tauMicros + rate.microsToAdd(beyond);
             }
-            long beyond = fraction + rate.units(cost) - (tau - tauMicros * perMicro);
-            return Transition.denied(0, resetAfter, ahead - tauMicros + rate.microsToAdd(beyond), state);
+        } else {
+            long owed = ahead * perMicro + fraction;
+            next = exceeds ? owed : owed + rate.units(cost);
+            allowed = !exceeds && next <= tau;
+            remaining = rate.tokens(allowed ? tau - next : Math.max(0, tau - owed));
+            resetAfter = rate.microsToAdd(allowed ? next : owed);
+            retryAfter = allowed || exceeds ? 0 : rate.microsToAdd(next - tau);
         }
-        long owed = ahead * perMicro + fraction;
-        long remaining = rate.tokens(Math.max(0, tau - owed));
-        if (cost > burst) {
-            return Transition.costExceedsCapacity(remaining, rate.microsToAdd(owed), state);
-        }
-        long next = owed + rate.units(cost);
-        if (next <= tau) {
-            return Transition.allowed(rate.tokens(tau - next), rate.microsToAdd(next),
-                    new long[] {TAG, nowMicros + next / perMicro, next % perMicro});
-        }
-        return Transition.denied(remaining, rate.microsToAdd(owed), rate.microsToAdd(next - tau), state);
+        // One Transition, built in one place (see Probing).
+        return Transition.of(allowed, exceeds, remaining, resetAfter, retryAfter,
+                !allowed ? state : build ? new long[] {TAG, nowMicros + next / perMicro, next % perMicro}
+                        : Checks.NO_STATE);
     }
 
     /**

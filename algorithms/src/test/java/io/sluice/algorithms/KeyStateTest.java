@@ -32,6 +32,24 @@ class KeyStateTest {
     }
 
     @Test
+    void aDenialReadBindsTheLimitACombinedDecisionBinds() {
+        KeyState state = KeyState.empty();
+        state.tryAcquire(List.of(perSecond), T0, 10);
+        Limit tiny = Limit.of(Algorithms.FIXED_WINDOW, 5, Duration.ofMinutes(1)).named("tiny");
+
+        // The second limit can never take 6, which binds over the first's wait.
+        Decision denial = state.denial(List.of(perSecond, tiny), T0, 6);
+        assertThat(denial.reason()).isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
+        assertThat(denial.binding()).isEqualTo(tiny);
+        assertThat(denial).isEqualTo(state.tryAcquire(List.of(perSecond, tiny), T0, 6));
+        // Both wait: the longer wait binds.
+        state.tryAcquire(List.of(tiny), T0, 5);
+        Decision longer = state.denial(List.of(perSecond, tiny), T0, 1);
+        assertThat(longer.binding()).isEqualTo(tiny);
+        assertThat(longer).isEqualTo(state.tryAcquire(List.of(perSecond, tiny), T0, 1));
+    }
+
+    @Test
     void chargesAllLimitsOnlyWhenAllAdmit() {
         KeyState state = KeyState.empty();
         List<Limit> limits = List.of(perSecond, perMinute);
