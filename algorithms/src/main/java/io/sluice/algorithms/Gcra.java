@@ -40,19 +40,8 @@ final class Gcra implements Probing, LeaseReturn {
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
         long perMicro = rate.tokensPerMicro();
         long tau = rate.units(burst);
-        long tat = nowMicros;
-        long fraction = 0;
-        if (state != null && state.length == 3 && state[0] == TAG) {
-            tat = state[1];
-            fraction = Math.max(0, Math.min(state[2], perMicro - 1));
-        } else if (state != null && state.length == 2 && state[0] == TAG_V1) {
-            tat = state[1];
-        }
-        if (tat < nowMicros) {
-            tat = nowMicros;
-            fraction = 0;
-        }
-        long ahead = tat - nowMicros;
+        long ahead = arrival(state, nowMicros) - nowMicros;
+        long fraction = fraction(state, nowMicros, perMicro);
         long tauMicros = tau / perMicro;
         boolean exceeds = cost > burst;
         boolean allowed = false;
@@ -64,10 +53,7 @@ final class Gcra implements Probing, LeaseReturn {
             // Owes more than the whole bucket (a clock that went back, a burst lowered): counted
             // in microseconds, as the owed units could pass 2^53.
             resetAfter = ahead + (fraction > 0 ? 1 : 0);
-            if (!exceeds) {
-                long beyond = fraction + rate.units(cost) - (tau - tauMicros * perMicro);
-                retryAfter = ahead - tauMicros + rate.microsToAdd(beyond);
-            }
+            retryAfter = exceeds ? 0 : retryBeyondBucket(rate, tau, ahead, fraction, cost);
         } else {
             long owed = ahead * perMicro + fraction;
             next = exceeds ? owed : owed + rate.units(cost);
@@ -78,8 +64,39 @@ final class Gcra implements Probing, LeaseReturn {
         }
         // One Transition, built in one place (see Probing).
         return Transition.of(allowed, exceeds, remaining, resetAfter, retryAfter,
-                !allowed ? state : build ? new long[] {TAG, nowMicros + next / perMicro, next % perMicro}
-                        : Checks.NO_STATE);
+                !allowed ? state : build ? owing(nowMicros, next, perMicro) : Checks.NO_STATE);
+    }
+
+    /*
+     * The helpers below keep transition under the JIT's size for inlining a hot method (325
+     * bytes of bytecode), without which its Transition is allocated (see Probing).
+     */
+
+    /** The stored arrival time, or now when none is stored or it has passed. */
+    private static long arrival(long @Nullable [] state, long nowMicros) {
+        if (state != null && (state.length == 3 && state[0] == TAG || state.length == 2 && state[0] == TAG_V1)) {
+            return Math.max(state[1], nowMicros);
+        }
+        return nowMicros;
+    }
+
+    /** The stored arrival time's fraction of a microsecond; 0 when none is stored, in format 1, or passed. */
+    private static long fraction(long @Nullable [] state, long nowMicros, long perMicro) {
+        return state != null && state.length == 3 && state[0] == TAG && state[1] >= nowMicros
+                ? Math.max(0, Math.min(state[2], perMicro - 1)) : 0;
+    }
+
+    /** The wait of a request of {@code cost} that owes {@code ahead} more than the whole bucket, in microseconds. */
+    private static long retryBeyondBucket(BucketRate rate, long tau, long ahead, long fraction, long cost) {
+        long perMicro = rate.tokensPerMicro();
+        long tauMicros = tau / perMicro;
+        long beyond = fraction + rate.units(cost) - (tau - tauMicros * perMicro);
+        return ahead - tauMicros + rate.microsToAdd(beyond);
+    }
+
+    /** The state of a bucket owing {@code units} at {@code nowMicros}. */
+    private static long[] owing(long nowMicros, long units, long perMicro) {
+        return new long[] {TAG, nowMicros + units / perMicro, units % perMicro};
     }
 
     /**

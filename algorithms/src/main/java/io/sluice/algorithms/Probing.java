@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * allocation made it and it is read where it is made. Built on several branches, or returned
  * through a call that sees several algorithms, it is allocated (48 bytes per limit per
  * decision); read inside {@link #denial}, which the JIT compiles for each algorithm, a denial
- * allocates only its {@link Decision}.
+ * allocates only its {@link Decision}. That needs the transition inlined too: each stays
+ * under the size up to which the JIT inlines a hot method (325 bytes of bytecode,
+ * {@code -XX:FreqInlineSize}), with helpers where it would not.
  */
 interface Probing extends Algorithm {
 

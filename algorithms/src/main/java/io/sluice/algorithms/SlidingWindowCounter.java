@@ -45,14 +45,8 @@ final class SlidingWindowCounter implements Probing, LeaseReturn {
         long at = stored ? Math.max(nowMicros, state[1]) : nowMicros;
         long windowStart = at - Math.floorMod(at, period);
         long elapsed = at - windowStart;
-        long current = 0;
-        long previous = 0;
-        if (stored && state[1] == windowStart) {
-            current = state[2];
-            previous = state[3];
-        } else if (stored && state[1] == windowStart - period) {
-            previous = state[2];
-        }
+        long current = countOf(state, stored, windowStart, period);
+        long previous = countOf(state, stored, windowStart - period, period);
         Weights weights = new Weights(period);
         long estimate = weights.weighted(previous, elapsed) + current;
         boolean exceeds = cost > permits;
@@ -63,7 +57,27 @@ final class SlidingWindowCounter implements Probing, LeaseReturn {
         // One Transition, built in one place (see Probing).
         return Transition.of(allowed, exceeds, allowed ? permits - estimate - cost : Math.max(0, permits - estimate),
                 resetAfter(weights, windowStart, counted, previous, nowMicros), retryAfter,
-                !allowed ? storedState : build ? new long[] {TAG, windowStart, counted, previous} : Checks.NO_STATE);
+                !allowed ? storedState : build ? counts(windowStart, counted, previous) : Checks.NO_STATE);
+    }
+
+    /*
+     * The helpers below keep transition under the JIT's size for inlining a hot method (325
+     * bytes of bytecode), without which its Transition is allocated (see Probing).
+     */
+
+    /** The count a stored state holds for the window that starts at {@code start}: its current, or its previous. */
+    private static long countOf(long[] state, boolean stored, long start, long period) {
+        if (!stored) {
+            return 0;
+        }
+        if (state[1] == start) {
+            return state[2];
+        }
+        return state[1] == start + period ? state[3] : 0;
+    }
+
+    private static long[] counts(long windowStart, long current, long previous) {
+        return new long[] {TAG, windowStart, current, previous};
     }
 
     /**
