@@ -27,11 +27,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * one thread deciding the same requests in turn admits, and denies with the same figures.
  *
  * <p>At one instant every request of cost 1 is decided as any other, so the count admitted
- * does not depend on the threads' order; a denial read that overlapped a change and was
- * trusted would show as one admission too many or a denial's figures that no state had. The
- * limits include one of a millisecond, which expires between instants, so that the first
- * admission of each instant drops and adds a state, moving the others in their arrays while
- * other threads read them.
+ * does not depend on the threads' order, and an answer no single thread could give (one
+ * admission too many, a denial's figures that no state had) fails it. The limits include one
+ * of a millisecond, which expires between instants, so that the first admission of each
+ * instant drops and adds a state, moving the others in their arrays while other threads read
+ * them. A stale read that did not overlap a change is a right answer at its instant; only a
+ * torn one, in a window of a few stores, is wrong, so this test does not prove the stamp's
+ * check (a copy without it passed too): the check is StampedLock's documented idiom.
  */
 class HotKeyConcurrencyTest {
 
