@@ -1,12 +1,11 @@
 package io.sluice.algorithms;
 
-import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
 
 /** fixed-window (id 1): state {@code [tag, windowStart, count]}; see docs/algorithms.md. */
-final class FixedWindow implements Algorithm, LeaseReturn {
+final class FixedWindow implements Probing, LeaseReturn {
 
     static final int ID = 1;
     static final long TAG = ID * 256 + 1;
@@ -28,7 +27,8 @@ final class FixedWindow implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost,
+                                 boolean build) {
         Checks.cost(cost);
         long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
@@ -39,15 +39,12 @@ final class FixedWindow implements Algorithm, LeaseReturn {
         long windowStart = at - Math.floorMod(at, period);
         long count = stored && state[1] == windowStart ? state[2] : 0;
         long windowEndsAfter = windowStart + period - nowMicros;
-        if (cost > permits) {
-            return Transition.costExceedsCapacity(Math.max(0, permits - count),
-                    count > 0 ? windowEndsAfter : 0, storedState);
-        }
-        if (count + cost <= permits) {
-            return Transition.allowed(permits - count - cost, windowEndsAfter,
-                    new long[] {TAG, windowStart, count + cost});
-        }
-        return Transition.denied(Math.max(0, permits - count), windowEndsAfter, windowEndsAfter, storedState);
+        boolean exceeds = cost > permits;
+        boolean allowed = !exceeds && count + cost <= permits;
+        // One Transition, built in one place (see Probing).
+        return Transition.of(allowed, exceeds, allowed ? permits - count - cost : Math.max(0, permits - count),
+                exceeds && count == 0 ? 0 : windowEndsAfter, windowEndsAfter,
+                !allowed ? storedState : build ? new long[] {TAG, windowStart, count + cost} : Checks.NO_STATE);
     }
 
     /** Takes the tokens off the count while the window is still the one the lease was charged in. */

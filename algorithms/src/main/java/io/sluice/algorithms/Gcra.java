@@ -1,6 +1,5 @@
 package io.sluice.algorithms;
 
-import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
@@ -10,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * {@code tat + fraction / tokensPerMicro} microseconds of the exact rate (see
  * {@link BucketRate}); token-bucket behaviour in one time; see docs/algorithms.md.
  */
-final class Gcra implements Algorithm, LeaseReturn {
+final class Gcra implements Probing, LeaseReturn {
 
     static final int ID = 5;
     /** Version 2: the arrival time with its fraction of a microsecond. */
@@ -35,47 +34,69 @@ final class Gcra implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, boolean build) {
         Checks.cost(cost);
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
         long perMicro = rate.tokensPerMicro();
         long tau = rate.units(burst);
-        long tat = nowMicros;
-        long fraction = 0;
-        if (state != null && state.length == 3 && state[0] == TAG) {
-            tat = state[1];
-            fraction = Math.max(0, Math.min(state[2], perMicro - 1));
-        } else if (state != null && state.length == 2 && state[0] == TAG_V1) {
-            tat = state[1];
-        }
-        if (tat < nowMicros) {
-            tat = nowMicros;
-            fraction = 0;
-        }
-        long ahead = tat - nowMicros;
+        long ahead = arrival(state, nowMicros) - nowMicros;
+        long fraction = fraction(state, nowMicros, perMicro);
         long tauMicros = tau / perMicro;
+        boolean exceeds = cost > burst;
+        boolean allowed = false;
+        long remaining = 0;
+        long resetAfter;
+        long retryAfter = 0;
+        long next = 0;
         if (ahead > tauMicros) {
             // Owes more than the whole bucket (a clock that went back, a burst lowered): counted
             // in microseconds, as the owed units could pass 2^53.
-            long resetAfter = ahead + (fraction > 0 ? 1 : 0);
-            if (cost > burst) {
-                return Transition.costExceedsCapacity(0, resetAfter, state);
-            }
-            long beyond = fraction + rate.units(cost) - (tau - tauMicros * perMicro);
-            return Transition.denied(0, resetAfter, ahead - tauMicros + rate.microsToAdd(beyond), state);
+            resetAfter = ahead + (fraction > 0 ? 1 : 0);
+            retryAfter = exceeds ? 0 : retryBeyondBucket(rate, tau, ahead, fraction, cost);
+        } else {
+            long owed = ahead * perMicro + fraction;
+            next = exceeds ? owed : owed + rate.units(cost);
+            allowed = !exceeds && next <= tau;
+            remaining = rate.tokens(allowed ? tau - next : Math.max(0, tau - owed));
+            resetAfter = rate.microsToAdd(allowed ? next : owed);
+            retryAfter = allowed || exceeds ? 0 : rate.microsToAdd(next - tau);
         }
-        long owed = ahead * perMicro + fraction;
-        long remaining = rate.tokens(Math.max(0, tau - owed));
-        if (cost > burst) {
-            return Transition.costExceedsCapacity(remaining, rate.microsToAdd(owed), state);
+        // One Transition, built in one place (see Probing).
+        return Transition.of(allowed, exceeds, remaining, resetAfter, retryAfter,
+                !allowed ? state : build ? owing(nowMicros, next, perMicro) : Checks.NO_STATE);
+    }
+
+    /*
+     * The helpers below keep transition under the JIT's size for inlining a hot method (325
+     * bytes of bytecode), without which its Transition is allocated (see Probing).
+     */
+
+    /** The stored arrival time, or now when none is stored or it has passed. */
+    private static long arrival(long @Nullable [] state, long nowMicros) {
+        if (state != null && (state.length == 3 && state[0] == TAG || state.length == 2 && state[0] == TAG_V1)) {
+            return Math.max(state[1], nowMicros);
         }
-        long next = owed + rate.units(cost);
-        if (next <= tau) {
-            return Transition.allowed(rate.tokens(tau - next), rate.microsToAdd(next),
-                    new long[] {TAG, nowMicros + next / perMicro, next % perMicro});
-        }
-        return Transition.denied(remaining, rate.microsToAdd(owed), rate.microsToAdd(next - tau), state);
+        return nowMicros;
+    }
+
+    /** The stored arrival time's fraction of a microsecond; 0 when none is stored, in format 1, or passed. */
+    private static long fraction(long @Nullable [] state, long nowMicros, long perMicro) {
+        return state != null && state.length == 3 && state[0] == TAG && state[1] >= nowMicros
+                ? Math.max(0, Math.min(state[2], perMicro - 1)) : 0;
+    }
+
+    /** The wait of a request of {@code cost} that owes {@code ahead} more than the whole bucket, in microseconds. */
+    private static long retryBeyondBucket(BucketRate rate, long tau, long ahead, long fraction, long cost) {
+        long perMicro = rate.tokensPerMicro();
+        long tauMicros = tau / perMicro;
+        long beyond = fraction + rate.units(cost) - (tau - tauMicros * perMicro);
+        return ahead - tauMicros + rate.microsToAdd(beyond);
+    }
+
+    /** The state of a bucket owing {@code units} at {@code nowMicros}. */
+    private static long[] owing(long nowMicros, long units, long perMicro) {
+        return new long[] {TAG, nowMicros + units / perMicro, units % perMicro};
     }
 
     /**

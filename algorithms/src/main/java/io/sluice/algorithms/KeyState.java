@@ -1,5 +1,6 @@
 package io.sluice.algorithms;
 
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
@@ -171,7 +172,8 @@ public final class KeyState {
         for (int i = 0; i < count; i++) {
             Limit limit = limits.get(i);
             // A sliding log that would admit is not copied yet: another limit may deny.
-            transitions[i] = transition(limit, indexOf(limit.name()), nowMicros, cost, false);
+            transitions[i] = transition(limit, indexOf(limit.name()), nowMicros, cost,
+                    !(limit.algorithm() instanceof SlidingLog));
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {
@@ -188,6 +190,57 @@ public final class KeyState {
             }
         }
         return decision;
+    }
+
+    /**
+     * The decision {@link #tryAcquire} would give now when it is a denial, without changing
+     * anything; {@code null} when it would admit. Only reads this state (an expired state is
+     * read as absent, an encoded one in place or decoded into a copy), so that a store may
+     * run it optimistically, without its lock, and take the lock only to admit: on a busy key
+     * most decisions are denials, which then leave the state's memory unwritten.
+     *
+     * @throws IllegalArgumentException when {@code limits} is empty or {@code cost} is below 1
+     */
+    public @Nullable Decision denial(List<Limit> limits, long nowMicros, long cost) {
+        Objects.requireNonNull(limits, "limits");
+        if (limits.isEmpty()) {
+            throw new IllegalArgumentException("need at least one limit");
+        }
+        Checks.cost(cost);
+        // Decisions.combine's rule, one limit at a time: a denial needs no admitting limit's figures.
+        Decision binding = null;
+        for (int i = 0; i < limits.size(); i++) {
+            Decision denial = probe(limits.get(i), nowMicros, cost);
+            if (denial != null && denial.reason() == Decision.Reason.COST_EXCEEDS_CAPACITY) {
+                return denial;
+            }
+            if (denial != null && Decisions.bindsOver(denial, binding)) {
+                binding = denial;
+            }
+        }
+        return binding;
+    }
+
+    /**
+     * A limit's denial on its state as {@link #tryAcquire} would see it after dropping the
+     * expired states, without dropping or decoding anything, and without building an
+     * admission's new state, which a denial does not need; {@code null} when the limit admits.
+     */
+    private @Nullable Decision probe(Limit limit, long nowMicros, long cost) {
+        int at = indexOf(limit.name());
+        if (at >= 0 && expiries[at] <= nowMicros) {
+            at = -1;
+        }
+        Algorithm algorithm = limit.algorithm();
+        ByteBuffer bytes = at < 0 ? null : encoded[at];
+        if (bytes != null && algorithm instanceof SlidingLog) {
+            return Decisions.denial(limit,
+                    ((SlidingLog) algorithm).transition(bytes.asLongBuffer(), nowMicros, limit, cost, false));
+        }
+        long[] state = at < 0 ? null : decodedCopy(at);
+        return algorithm instanceof Probing
+                ? ((Probing) algorithm).denial(state, nowMicros, limit, cost)
+                : Decisions.denial(limit, algorithm.transition(state, nowMicros, limit, cost));
     }
 
     /**
@@ -311,17 +364,26 @@ public final class KeyState {
     /**
      * The limit's transition on the state at {@code at} (none when negative); a sliding log's
      * on its encoded longs when they were not decoded, and with {@code build} false without
-     * building an admission's new state ({@link SlidingLog#transition(long[], long, Limit, long, boolean)}).
+     * building an admission's new state ({@link Probing}).
      */
     private Transition transition(Limit limit, int at, long nowMicros, long cost, boolean build) {
-        if (limit.algorithm() instanceof SlidingLog) {
-            SlidingLog log = (SlidingLog) limit.algorithm();
-            ByteBuffer bytes = at < 0 ? null : encoded[at];
-            return bytes != null
-                    ? log.transition(bytes.asLongBuffer(), nowMicros, limit, cost, build)
-                    : log.transition(stateOf(at), nowMicros, limit, cost, build);
+        ByteBuffer bytes = at < 0 ? null : encoded[at];
+        if (bytes != null && limit.algorithm() instanceof SlidingLog) {
+            return ((SlidingLog) limit.algorithm()).transition(bytes.asLongBuffer(), nowMicros, limit, cost, build);
         }
-        return limit.algorithm().transition(stateOf(at), nowMicros, limit, cost);
+        return transition(limit, stateOf(at), nowMicros, cost, build);
+    }
+
+    /**
+     * The limit's transition on {@code state}; a built-in algorithm's without building an
+     * admission's new state unless {@code build}.
+     */
+    private static Transition transition(Limit limit, long @Nullable [] state, long nowMicros, long cost,
+                                         boolean build) {
+        Algorithm algorithm = limit.algorithm();
+        return algorithm instanceof Probing
+                ? ((Probing) algorithm).transition(state, nowMicros, limit, cost, build)
+                : algorithm.transition(state, nowMicros, limit, cost);
     }
 
     /** The state at {@code at} as an array, decoded now if it was still encoded; none when negative. */
@@ -329,14 +391,22 @@ public final class KeyState {
         if (at < 0) {
             return null;
         }
-        ByteBuffer bytes = encoded[at];
-        if (bytes != null) {
-            long[] state = new long[bytes.remaining() / Long.BYTES];
-            bytes.asLongBuffer().get(state);
-            states[at] = state;
+        if (encoded[at] != null) {
+            states[at] = decodedCopy(at);
             encoded[at] = null;
         }
         return states[at];
+    }
+
+    /** The state at {@code at} as an array, decoded into a new one if it is still encoded, which stays so. */
+    private long[] decodedCopy(int at) {
+        ByteBuffer bytes = encoded[at];
+        if (bytes == null) {
+            return states[at];
+        }
+        long[] state = new long[bytes.remaining() / Long.BYTES];
+        bytes.asLongBuffer().get(state);
+        return state;
     }
 
     private int indexOf(String name) {

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * copies the live entries into the new state (the {@link Algorithm} contract: a state is never
  * changed in place). Format 1 (costs instead of totals) is still read.
  */
-final class SlidingLog implements Algorithm {
+final class SlidingLog implements Probing {
 
     static final int ID = 2;
     static final long TAG = ID * 256 + 2;
@@ -57,18 +57,15 @@ final class SlidingLog implements Algorithm {
         }
     }
 
-    @Override
-    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        return transition(state, nowMicros, limit, cost, true);
-    }
-
     /**
      * The transition; with {@code build} false, an admission's new state is not built (its
      * {@link Transition#state()} is empty). {@link KeyState} asks so first when a request has
      * several limits, since another limit may deny it: then copying the log would be wasted,
      * and a denial would cost as much as an admission.
      */
-    Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost, boolean build) {
+    @Override
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost,
+                                 boolean build) {
         long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long[] log = Checks.hasTag(state, TAG) && state.length % 2 == 0 ? state : fromFormat1(state);
         return transition(LongBuffer.wrap(log), storedState, nowMicros, limit, cost, build);
@@ -102,34 +99,41 @@ final class SlidingLog implements Algorithm {
         boolean empty = first == end;
         long lastTime = empty ? 0 : log.get(end - 2);
         long allExpireAfter = empty ? 0 : lastTime + period - nowMicros;
-        if (cost > permits) {
-            return Transition.costExceedsCapacity(Math.max(0, permits - used), allExpireAfter, storedState);
-        }
-        if (used + cost > permits) {
-            // The newest entry whose expiry frees enough: the first whose total reaches this.
-            int freeing = firstTotalAtLeast(log, first, total + cost - permits);
-            return Transition.denied(Math.max(0, permits - used), allExpireAfter,
-                    log.get(freeing - 1) + period - nowMicros, storedState);
-        }
+        boolean exceeds = cost > permits;
+        boolean allowed = !exceeds && used + cost <= permits;
         boolean merge = !empty && lastTime >= nowMicros;
         // Same microsecond, or a clock that went back: add to the newest entry so that times
         // stay in order and nothing expires earlier than it would have.
         long entryTime = merge ? lastTime : nowMicros;
-        if (!build) {
-            return Transition.allowed(permits - used - cost, entryTime + period - nowMicros, Checks.NO_STATE);
-        }
+        // The newest entry whose expiry frees enough: the first whose total reaches the excess.
+        long retryAfter = allowed || exceeds ? 0
+                : log.get(firstTotalAtLeast(log, first, total + cost - permits) - 1) + period - nowMicros;
+        // One Transition, built in one place (see Probing).
+        return Transition.of(allowed, exceeds, allowed ? permits - used - cost : Math.max(0, permits - used),
+                allowed ? entryTime + period - nowMicros : allExpireAfter, retryAfter,
+                !allowed ? storedState
+                        : build ? appended(log, first, entryTime, total + cost, merge) : Checks.NO_STATE);
+    }
+
+    /**
+     * The live entries of {@code log} from {@code first} on, with the admitted cost added at
+     * {@code entryTime} (to the newest entry when {@code merge}), rebased when the base grew large.
+     */
+    private static long[] appended(LongBuffer log, int first, long entryTime, long newTotal, boolean merge) {
+        int end = log.limit();
+        long prior = log.get(first - 1);
         long[] next = new long[2 + end - first + (merge ? 0 : 2)];
         next[0] = TAG;
         next[1] = prior;
         log.get(first, next, 2, end - first);
         next[next.length - 2] = entryTime;
-        next[next.length - 1] = total + cost;
+        next[next.length - 1] = newTotal;
         if (prior > REBASE_ABOVE) {
             for (int i = 1; i < next.length; i += 2) {
                 next[i] -= prior;
             }
         }
-        return Transition.allowed(permits - used - cost, entryTime + period - nowMicros, next);
+        return next;
     }
 
     /**

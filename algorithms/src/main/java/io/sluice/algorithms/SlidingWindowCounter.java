@@ -1,6 +1,5 @@
 package io.sluice.algorithms;
 
-import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
@@ -10,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * previous window's count is weighted by the part of it the sliding window still covers,
  * quantised so that every product stays below 2^53; see docs/algorithms.md.
  */
-final class SlidingWindowCounter implements Algorithm, LeaseReturn {
+final class SlidingWindowCounter implements Probing, LeaseReturn {
 
     static final int ID = 3;
     static final long TAG = ID * 256 + 1;
@@ -35,7 +34,8 @@ final class SlidingWindowCounter implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost,
+                                 boolean build) {
         Checks.cost(cost);
         long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
@@ -45,32 +45,51 @@ final class SlidingWindowCounter implements Algorithm, LeaseReturn {
         long at = stored ? Math.max(nowMicros, state[1]) : nowMicros;
         long windowStart = at - Math.floorMod(at, period);
         long elapsed = at - windowStart;
-        long current = 0;
-        long previous = 0;
-        if (stored && state[1] == windowStart) {
-            current = state[2];
-            previous = state[3];
-        } else if (stored && state[1] == windowStart - period) {
-            previous = state[2];
-        }
+        long current = countOf(state, stored, windowStart, period);
+        long previous = countOf(state, stored, windowStart - period, period);
         Weights weights = new Weights(period);
         long estimate = weights.weighted(previous, elapsed) + current;
-        if (cost > permits) {
-            return Transition.costExceedsCapacity(Math.max(0, permits - estimate),
-                    resetAfter(weights, windowStart, current, previous, nowMicros), storedState);
+        boolean exceeds = cost > permits;
+        boolean allowed = !exceeds && estimate + cost <= permits;
+        long counted = allowed ? current + cost : current;
+        long retryAfter = allowed || exceeds ? 0
+                : retryAt(weights, windowStart, elapsed, current, previous, permits - cost) - nowMicros;
+        // One Transition, built in one place (see Probing).
+        return Transition.of(allowed, exceeds, allowed ? permits - estimate - cost : Math.max(0, permits - estimate),
+                resetAfter(weights, windowStart, counted, previous, nowMicros), retryAfter,
+                !allowed ? storedState : build ? counts(windowStart, counted, previous) : Checks.NO_STATE);
+    }
+
+    /*
+     * The helpers below keep transition under the JIT's size for inlining a hot method (325
+     * bytes of bytecode), without which its Transition is allocated (see Probing).
+     */
+
+    /** The count a stored state holds for the window that starts at {@code start}: its current, or its previous. */
+    private static long countOf(long[] state, boolean stored, long start, long period) {
+        if (!stored) {
+            return 0;
         }
-        if (estimate + cost <= permits) {
-            long next = current + cost;
-            return Transition.allowed(permits - estimate - cost,
-                    resetAfter(weights, windowStart, next, previous, nowMicros),
-                    new long[] {TAG, windowStart, next, previous});
+        if (state[1] == start) {
+            return state[2];
         }
-        long room = permits - cost - current;
-        long retryAt = room >= 0
+        return state[1] == start + period ? state[3] : 0;
+    }
+
+    private static long[] counts(long windowStart, long current, long previous) {
+        return new long[] {TAG, windowStart, current, previous};
+    }
+
+    /**
+     * The instant a denied request fits again: once the previous window weighs little enough,
+     * or, when the current count alone leaves no room, once the current window is the previous.
+     */
+    private static long retryAt(Weights weights, long windowStart, long elapsed, long current, long previous,
+                                long permitsLessCost) {
+        long room = permitsLessCost - current;
+        return room >= 0
                 ? windowStart + Math.max(elapsed, weights.firstFit(previous, room))
-                : windowStart + period + weights.firstFit(current, permits - cost);
-        return Transition.denied(Math.max(0, permits - estimate),
-                resetAfter(weights, windowStart, current, previous, nowMicros), retryAt - nowMicros, storedState);
+                : windowStart + weights.period + weights.firstFit(current, permitsLessCost);
     }
 
     private static long resetAfter(Weights weights, long windowStart, long current, long previous,

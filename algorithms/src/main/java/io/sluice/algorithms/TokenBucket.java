@@ -1,6 +1,5 @@
 package io.sluice.algorithms;
 
-import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
@@ -11,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * {@code B * scale}; the scale is kept so that a state written under other limit parameters
  * keeps its whole tokens; see docs/algorithms.md.
  */
-final class TokenBucket implements Algorithm, LeaseReturn {
+final class TokenBucket implements Probing, LeaseReturn {
 
     static final int ID = 4;
     /** Version 2: tokens in units of the exact rate, and the units' scale. */
@@ -36,7 +35,7 @@ final class TokenBucket implements Algorithm, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, boolean build) {
         Checks.cost(cost);
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
@@ -53,17 +52,14 @@ final class TokenBucket implements Algorithm, LeaseReturn {
         }
         // A clock that went back refills nothing until it passes last again.
         long lag = last - nowMicros;
-        if (cost > burst) {
-            return Transition.costExceedsCapacity(rate.tokens(units), resetAfter(rate, capacity, units, lag), state);
-        }
-        long needed = rate.units(cost);
-        if (units >= needed) {
-            long left = units - needed;
-            return Transition.allowed(rate.tokens(left), resetAfter(rate, capacity, left, lag),
-                    new long[] {TAG, left, last, rate.scale()});
-        }
-        return Transition.denied(rate.tokens(units), resetAfter(rate, capacity, units, lag),
-                lag + rate.microsToAdd(needed - units), state);
+        boolean exceeds = cost > burst;
+        long needed = exceeds ? 0 : rate.units(cost);
+        boolean allowed = !exceeds && units >= needed;
+        long left = allowed ? units - needed : units;
+        // One Transition, built in one place (see Probing).
+        return Transition.of(allowed, exceeds, rate.tokens(left), resetAfter(rate, capacity, left, lag),
+                allowed || exceeds ? 0 : lag + rate.microsToAdd(needed - units),
+                !allowed ? state : build ? new long[] {TAG, left, last, rate.scale()} : Checks.NO_STATE);
     }
 
     /**

@@ -64,6 +64,17 @@ class AlgorithmProperties {
         }
     }
 
+    @Property(tries = 250)
+    void aTransitionWithoutItsStateBuiltHasTheSameFigures(@ForAll("anyScenario") Scenario scenario) {
+        for (Replayed r : replay(scenario)) {
+            Transition probe = ((Probing) scenario.limit().algorithm())
+                    .transition(r.stateBefore(), r.atMicros(), scenario.limit(), r.cost(), false);
+            assertSameDecision(probe, r.transition());
+            assertThat(probe.retryAfterMicros()).as("retryAfter").isEqualTo(r.transition().retryAfterMicros());
+            assertThat(probe.state()).as("state").isSameAs(probe.allowed() ? Checks.NO_STATE : r.stateBefore());
+        }
+    }
+
     @Property(tries = 400)
     void retryAfterIsExact(@ForAll("anyScenario") Scenario scenario, @ForAll @LongRange(min = 1, max = 200) long cost) {
         List<Replayed> replayed = replay(scenario);

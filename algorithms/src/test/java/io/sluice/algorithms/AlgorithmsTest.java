@@ -66,6 +66,26 @@ class AlgorithmsTest {
     }
 
     @Test
+    void aTransitionIsOneOfThreeKindsWhicheverFactoryBuildsIt() {
+        long[] state = {1};
+        Transition allowed = Transition.of(true, false, 4, 10, 99, state);
+        assertThat(allowed.allowed()).isTrue();
+        assertThat(allowed.retryAfterMicros()).as("no wait when allowed").isZero();
+        assertThat(allowed.state()).isSameAs(state);
+        Transition tooBig = Transition.of(false, true, 4, 10, 99, null);
+        assertThat(tooBig.costExceedsCapacity()).isTrue();
+        assertThat(tooBig.retryAfterMicros()).as("no wait when it never fits").isZero();
+        assertThat(Transition.of(false, false, 0, 10, 7, state).retryAfterMicros()).isEqualTo(7);
+        assertThat(Transition.denied(0, 10, 7, state).toString())
+                .isEqualTo(Transition.of(false, false, 0, 10, 7, state).toString());
+
+        assertThatThrownBy(() -> Transition.of(true, true, 0, 0, 0, state))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot be allowed");
+        assertThatThrownBy(() -> Transition.of(true, false, 0, 0, 0, null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("state");
+    }
+
+    @Test
     void everyAlgorithmAdmitsItsCapacityThenDeniesWithoutCharging() {
         for (Algorithm algorithm : Algorithms.all()) {
             Limit limit = Limit.of(algorithm, 5, Duration.ofSeconds(1));

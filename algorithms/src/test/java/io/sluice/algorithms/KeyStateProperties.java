@@ -13,7 +13,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-/** KeyState on random limits and requests: encoding, all-or-nothing charging, expiry. */
+/** KeyState on random limits and requests: encoding, all-or-nothing charging, denials read only, expiry. */
 class KeyStateProperties {
 
     record Request(long waitMicros, long cost, int limitCount) {
@@ -69,6 +69,28 @@ class KeyStateProperties {
                         .as("limit %s after %s", limit.name(), decision)
                         .isEqualTo(expected.tryAcquire(List.of(limit), probe, 1));
             }
+        }
+    }
+
+    @Property(tries = 200)
+    void aDenialIsTryAcquiresDecisionWhenItDeniesAndChangesNothing(@ForAll("runs") Run run) {
+        KeyState state = KeyState.empty();
+        long now = run.startMicros();
+        for (Request request : run.requests()) {
+            now += request.waitMicros();
+            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            byte[] before = state.encode();
+            // Decoded, a sliding log stays encoded: the denial reads it in place, or a copy of it.
+            KeyState decoded = KeyState.decode(before);
+            Decision fromDecoded = decoded.denial(limits, now, request.cost());
+            Decision denial = state.denial(limits, now, request.cost());
+            assertThat(state.encode()).as("the state after a denial's read").isEqualTo(before);
+            assertThat(decoded.encode()).as("the decoded state after a denial's read").isEqualTo(before);
+
+            Decision decision = state.tryAcquire(limits, now, request.cost());
+            Decision expected = decision.allowed() ? null : decision;
+            assertThat(denial).as("%s at %d", limits, now).isEqualTo(expected);
+            assertThat(fromDecoded).as("%s at %d, decoded", limits, now).isEqualTo(expected);
         }
     }
 

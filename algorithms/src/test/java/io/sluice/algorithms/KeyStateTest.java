@@ -17,6 +17,39 @@ class KeyStateTest {
     private final Limit perMinute = Limit.of(Algorithms.FIXED_WINDOW, 15, Duration.ofMinutes(1)).named("minute");
 
     @Test
+    void aDenialIsReadWithoutChargingAndRejectsWhatTryAcquireRejects() {
+        KeyState state = KeyState.empty();
+        assertThat(state.denial(List.of(perSecond), T0, 10)).isNull();
+        state.tryAcquire(List.of(perSecond), T0, 10);
+        Decision denial = state.denial(List.of(perSecond, perMinute), T0, 1);
+        assertThat(denial).isEqualTo(state.tryAcquire(List.of(perSecond, perMinute), T0, 1));
+        assertThat(denial.retryAfter()).contains(Duration.ofMillis(100));
+        assertThat(state.denial(List.of(perMinute), T0, 1)).isNull();
+        assertThatThrownBy(() -> state.denial(List.of(), T0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("limit");
+        assertThatThrownBy(() -> state.denial(List.of(perSecond), T0, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
+    }
+
+    @Test
+    void aDenialReadBindsTheLimitACombinedDecisionBinds() {
+        KeyState state = KeyState.empty();
+        state.tryAcquire(List.of(perSecond), T0, 10);
+        Limit tiny = Limit.of(Algorithms.FIXED_WINDOW, 5, Duration.ofMinutes(1)).named("tiny");
+
+        // The second limit can never take 6, which binds over the first's wait.
+        Decision denial = state.denial(List.of(perSecond, tiny), T0, 6);
+        assertThat(denial.reason()).isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
+        assertThat(denial.binding()).isEqualTo(tiny);
+        assertThat(denial).isEqualTo(state.tryAcquire(List.of(perSecond, tiny), T0, 6));
+        // Both wait: the longer wait binds.
+        state.tryAcquire(List.of(tiny), T0, 5);
+        Decision longer = state.denial(List.of(perSecond, tiny), T0, 1);
+        assertThat(longer.binding()).isEqualTo(tiny);
+        assertThat(longer).isEqualTo(state.tryAcquire(List.of(perSecond, tiny), T0, 1));
+    }
+
+    @Test
     void chargesAllLimitsOnlyWhenAllAdmit() {
         KeyState state = KeyState.empty();
         List<Limit> limits = List.of(perSecond, perMinute);

@@ -29,22 +29,45 @@ public final class Transition {
         this.state = state;
     }
 
+    /**
+     * The transition of one request, whichever it is: {@link #costExceedsCapacity} when
+     * {@code costExceedsCapacity}, else {@link #allowed} or {@link #denied} as {@code allowed}
+     * says. For an algorithm that decides on several branches and builds its answer in one
+     * place: one allocation, which the JIT can remove when the caller only reads the figures
+     * (a store deciding a denial); JDK 17's escape analysis keeps an object that one of
+     * several allocations may have made.
+     *
+     * @param retryAfterMicros read only when denied with a cost that fits; 0 otherwise
+     * @param state what to store when allowed (required then); else the input state, possibly {@code null}
+     * @throws IllegalArgumentException when both {@code allowed} and {@code costExceedsCapacity}
+     */
+    public static Transition of(boolean allowed, boolean costExceedsCapacity, long remaining,
+                                long resetAfterMicros, long retryAfterMicros, long @Nullable [] state) {
+        if (allowed && costExceedsCapacity) {
+            throw new IllegalArgumentException("a request whose cost exceeds the capacity cannot be allowed");
+        }
+        if (allowed) {
+            Objects.requireNonNull(state, "state");
+        }
+        return new Transition(allowed, costExceedsCapacity, remaining, resetAfterMicros,
+                allowed || costExceedsCapacity ? 0 : retryAfterMicros, state);
+    }
+
     /** An admitted request: {@code state} is what to store. */
     public static Transition allowed(long remaining, long resetAfterMicros, long[] state) {
-        return new Transition(true, false, remaining, resetAfterMicros, 0,
-                Objects.requireNonNull(state, "state"));
+        return of(true, false, remaining, resetAfterMicros, 0, state);
     }
 
     /** A request denied now that the same cost could pass after {@code retryAfterMicros}. */
     public static Transition denied(long remaining, long resetAfterMicros, long retryAfterMicros,
                                     long @Nullable [] state) {
-        return new Transition(false, false, remaining, resetAfterMicros, retryAfterMicros, state);
+        return of(false, false, remaining, resetAfterMicros, retryAfterMicros, state);
     }
 
     /** A request whose cost is above the limit's capacity: it can never pass. */
     public static Transition costExceedsCapacity(long remaining, long resetAfterMicros,
                                                  long @Nullable [] state) {
-        return new Transition(false, true, remaining, resetAfterMicros, 0, state);
+        return of(false, true, remaining, resetAfterMicros, 0, state);
     }
 
     /** Whether the request is admitted by this limit. */

@@ -19,12 +19,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.StampedLock;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The local store: one {@link KeyState} per key, in a {@link Cell} of a Caffeine cache,
  * changed only under the cell's lock, so every decision on a key is atomic.
+ *
+ * <p>Why a denial may skip the lock: it changes nothing, so it is read optimistically (the
+ * cell's {@link StampedLock} stamp, validated after the read), as a lock-free peer does. On a
+ * busy key most decisions are denials, and threads deciding them no longer queue on the
+ * key's lock. A read that overlapped a change is thrown away and decided under the lock.
  *
  * <p>Why not Caffeine's {@code compute}: it is the map's write path (the bin's lock, the write
  * buffer, the expiry recomputed), which every decision would take, denials included. Here a
@@ -103,7 +110,9 @@ final class CaffeineStore implements Store {
     public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
         checkOpen();
         try {
-            return charge(key, limits, cost, KeyState::tryAcquire, Decision::allowed);
+            Cell cell = states.get(key);
+            Decision denial = cell == null ? null : cell.denialWithoutLock(limits, cost);
+            return denial != null ? denial : charge(key, cell, limits, cost, KeyState::tryAcquire, Decision::allowed);
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -113,7 +122,7 @@ final class CaffeineStore implements Store {
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        return run(() -> charge(key, limits, maxTokens, KeyState::lease, lease -> lease.tokens() > 0));
+        return run(() -> charge(key, states.get(key), limits, maxTokens, KeyState::lease, lease -> lease.tokens() > 0));
     }
 
     @Override
@@ -130,9 +139,12 @@ final class CaffeineStore implements Store {
                 KeyState.empty().giveBack(limits, clock.nowMicros(), lease.takenAtMicros(), unusedTokens);
                 return null;
             }
-            synchronized (cell) {
+            long stamp = cell.lock.writeLock();
+            try {
                 // Giving back only moves a state's reset earlier: the entry's expiry stays a safe bound.
                 cell.state.giveBack(limits, clock.nowMicros(), lease.takenAtMicros(), unusedTokens);
+            } finally {
+                cell.lock.unlockWrite(stamp);
             }
             return null;
         });
@@ -161,13 +173,14 @@ final class CaffeineStore implements Store {
      * operation takes its arguments rather than capturing them, so that no lambda is allocated
      * per decision.
      *
+     * @param found the key's cell as the caller read it from the map, if any
      * @param amount the request's cost, or the most tokens to lease
      * @param charged whether the operation's result charged the state
      */
-    private <R> R charge(String key, List<Limit> limits, long amount, Operation<R> operation,
-                         Predicate<R> charged) {
+    private <R> R charge(String key, @Nullable Cell found, List<Limit> limits, long amount,
+                         Operation<R> operation, Predicate<R> charged) {
+        Cell cell = found;
         while (true) {
-            Cell cell = states.get(key);
             if (cell == null) {
                 KeyState fresh = KeyState.empty();
                 long nowMicros = clock.nowMicros();
@@ -178,23 +191,31 @@ final class CaffeineStore implements Store {
                         || states.putIfAbsent(key, new Cell(fresh, nowMicros, longestPeriodMicros(limits))) == null) {
                     return result;
                 }
+                cell = states.get(key);
                 continue;
             }
             R result;
             boolean admitted;
-            synchronized (cell) {
+            long stamp = cell.lock.writeLock();
+            try {
                 long nowMicros = clock.nowMicros();
                 result = operation.apply(cell.state, limits, nowMicros, amount);
                 admitted = charged.test(result);
                 if (admitted) {
                     cell.charged(key, nowMicros, limits);
                 }
+                if (cell.denying == admitted) {
+                    cell.denying = !admitted;
+                }
+            } finally {
+                cell.lock.unlockWrite(stamp);
             }
             if (!admitted || !cell.removed) {
                 // A denial changed nothing; an admission is in a cell the map still holds, whose
                 // expiry it moved past the state's reset.
                 return result;
             }
+            cell = states.get(key);
         }
     }
 
@@ -229,7 +250,7 @@ final class CaffeineStore implements Store {
     }
 
     /**
-     * One key's state, changed only under its monitor.
+     * One key's state, changed only under its lock's write lock; a denial reads it without.
      *
      * <p>The entry lives until its state is fully reset and, past that, at least half a longest
      * period of the key's limits after its last decision, as the peers keep a key: a key that
@@ -244,12 +265,22 @@ final class CaffeineStore implements Store {
     private final class Cell {
 
         private final KeyState state;
+        /** Held to write {@link #state}; its optimistic stamp tells a lock-free read that nothing changed. */
+        private final StampedLock lock = new StampedLock();
+        /**
+         * Whether the last decision under the lock denied (written there, only when it flips):
+         * only then is the lock-free read tried first. A key that is mostly admitted goes
+         * straight to the lock, where an admission must be decided anyway, instead of deciding
+         * it twice. A hint: read without the lock, a stale value costs one wasted try or one
+         * denial under the lock, never a wrong decision.
+         */
+        private boolean denying;
         /** How long a read keeps the entry: the longest period of the limits it was created with. */
         private final long keepNanos;
         /**
          * The entry's expiry in Caffeine's ticks as last set here, at most the one Caffeine
          * holds: written by reads that move it (less than they asked for) and by admissions,
-         * under the monitor.
+         * under the lock.
          */
         private volatile long entryExpiresAtNanos;
         /** Set by the cache's eviction listener once the map no longer holds this cell. */
@@ -263,8 +294,32 @@ final class CaffeineStore implements Store {
         }
 
         /**
+         * The denial that deciding under the lock would give now, read without it: a state that
+         * does not change while it is read is the state at that instant, and a denial leaves it
+         * as it is. {@code null} (decide under the lock) when it would admit, when the cell was
+         * or became locked for writing meanwhile, or when the read failed, as one that saw an
+         * array half grown may: the lock then decides, and reports a real failure as before.
+         */
+        @Nullable Decision denialWithoutLock(List<Limit> limits, long cost) {
+            if (!denying) {
+                return null;
+            }
+            long stamp = lock.tryOptimisticRead();
+            if (stamp == 0) {
+                return null;
+            }
+            Decision denial;
+            try {
+                denial = state.denial(limits, clock.nowMicros(), cost);
+            } catch (RuntimeException readWhileChanging) {
+                return null;
+            }
+            return lock.validate(stamp) ? denial : null;
+        }
+
+        /**
          * Moves the entry's expiry after the state was charged, when the state's reset passed
-         * it (a read keeps it otherwise). The caller holds the monitor.
+         * it (a read keeps it otherwise). The caller holds the write lock.
          */
         void charged(String key, long nowMicros, List<Limit> limits) {
             long resetAtNanos = microsToNanos(state.expiresAtMicros());
