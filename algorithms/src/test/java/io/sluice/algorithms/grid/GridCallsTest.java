@@ -107,6 +107,59 @@ class GridCallsTest {
     }
 
     @Test
+    void aCallAwaitedOnTheCallersThreadAnswersThere() {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            Thread caller = Thread.currentThread();
+            assertThat(calls.await(() -> timeoutNanos -> {
+                assertThat(Thread.currentThread()).isSameAs(caller);
+                assertThat(timeoutNanos).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30).toNanos());
+                return "answered";
+            })).isEqualTo("answered");
+            assertThat(calls.await(() -> GridCalls.Started.of(CompletableFuture.completedFuture("done"))))
+                    .isEqualTo("done");
+        }
+    }
+
+    @Test
+    void anAwaitedCallThatDoesNotAnswerInTimeIsAStoreFailureWithATimeout() {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(50), 1)) {
+            CompletableFuture<String> never = new CompletableFuture<>();
+            assertThatThrownBy(() -> calls.await(() -> GridCalls.Started.of(never)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("the test cluster did not answer within PT0.05S")
+                    .cause().isInstanceOf(TimeoutException.class);
+        }
+    }
+
+    @Test
+    void anAwaitedFailureIsAStoreFailureWithItsCauseAndAClosedPoolAwaitsNothing() {
+        GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1);
+        IllegalStateException failure = new IllegalStateException("member gone");
+        assertThatThrownBy(() -> calls.await(() -> GridCalls.Started.of(CompletableFuture.failedFuture(failure))))
+                .isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+        assertThatThrownBy(() -> calls.await(() -> {
+            throw failure;
+        })).isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+        calls.close();
+        AtomicBoolean started = new AtomicBoolean();
+        assertThatThrownBy(() -> calls.await(() -> {
+            started.set(true);
+            return timeoutNanos -> "never";
+        })).isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+        assertThat(started).isFalse();
+    }
+
+    @Test
+    void anInterruptedWaitIsAStoreFailureAndKeepsTheInterrupt() {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            Thread.currentThread().interrupt();
+            assertThatThrownBy(() -> calls.await(() -> GridCalls.Started.of(new CompletableFuture<String>())))
+                    .isInstanceOf(StoreUnavailableException.class).hasCauseInstanceOf(InterruptedException.class);
+            assertThat(Thread.interrupted()).isTrue();
+        }
+    }
+
+    @Test
     void settingsAreCheckedByName() {
         assertThatThrownBy(() -> new GridCalls("x", Duration.ZERO, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");
