@@ -110,13 +110,15 @@ class GridCallsTest {
     void aCallAwaitedOnTheCallersThreadAnswersThere() {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
             Thread caller = Thread.currentThread();
-            assertThat(calls.await(() -> timeoutNanos -> {
+            GridCalls.Started<String> started = timeoutNanos -> {
                 assertThat(Thread.currentThread()).isSameAs(caller);
                 assertThat(timeoutNanos).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30).toNanos());
                 return "answered";
-            })).isEqualTo("answered");
-            assertThat(calls.await(() -> GridCalls.Started.of(CompletableFuture.completedFuture("done"))))
-                    .isEqualTo("done");
+            };
+            String answered = calls.await(() -> started);
+            assertThat(answered).isEqualTo("answered");
+            String done = calls.await(() -> GridCalls.Started.of(CompletableFuture.completedFuture("done")));
+            assertThat(done).isEqualTo("done");
         }
     }
 
@@ -142,9 +144,10 @@ class GridCallsTest {
         })).isInstanceOf(StoreUnavailableException.class).hasCause(failure);
         calls.close();
         AtomicBoolean started = new AtomicBoolean();
+        GridCalls.Started<String> never = timeoutNanos -> "never";
         assertThatThrownBy(() -> calls.await(() -> {
             started.set(true);
-            return timeoutNanos -> "never";
+            return never;
         })).isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
         assertThat(started).isFalse();
     }
