@@ -41,7 +41,9 @@ public interface Store extends AutoCloseable {
      * Decides as {@link #tryAcquire} does and waits for the answer: the path of
      * {@link RateLimiter#decide(String, long)}. The default waits for {@link #tryAcquire}'s
      * stage, which is right for every store; a store that decides on the calling thread
-     * ({@link StoreCapabilities#inProcess()}) may override it to answer without a stage.
+     * ({@link StoreCapabilities#inProcess()}) may override it to answer without a stage, and
+     * a store that can wait for its servers on the caller's thread with a timeout of its own
+     * ({@link StoreCapabilities#waitBound()}) to answer with one thread hand-off fewer.
      *
      * @throws RuntimeException when the store fails: the stage's {@link
      *     java.util.concurrent.CompletionException} in the default, the failure itself (preferably a

@@ -72,11 +72,15 @@ final class GuardMeters {
         }
     }
 
-    /** A failed store call, without its time: a store that decides in process is not timed. */
+    /**
+     * A failed store call, without its time: a store that decides in process is not timed. A
+     * timeout is the guard's, or the store's own (its failure caused by one).
+     */
     void storeError(Throwable failure) {
         Registered meters = registered;
         if (meters != null) {
-            (failure instanceof TimeoutException ? meters.timeouts : meters.errors).increment();
+            boolean timeout = failure instanceof TimeoutException || failure.getCause() instanceof TimeoutException;
+            (timeout ? meters.timeouts : meters.errors).increment();
         }
     }
 

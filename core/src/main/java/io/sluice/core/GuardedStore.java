@@ -11,6 +11,7 @@ import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.Algorithm;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -66,6 +67,13 @@ final class GuardedStore implements Store {
      * asked for, keeps the whole chain.
      */
     private final boolean direct;
+    /**
+     * Whether {@link #tryAcquireAndWait} calls the store's own on the caller's thread: the store
+     * bounds that wait ({@link StoreCapabilities#waitBound()}) within this guard's timeout, so
+     * the guard's timer is not needed, and the caller is woken by the store's answer itself
+     * rather than through the stage's chain. Leasing, when asked for, keeps the whole chain.
+     */
+    private final boolean storeWaits;
 
     GuardedStore(Store store, StoreGuard guard) {
         this.store = store;
@@ -84,6 +92,12 @@ final class GuardedStore implements Store {
         this.leases = leasePolicy != null && store.capabilities().leasing()
                 ? new LocalLeases(leasePolicy, guard.clock, this::giveBack) : null;
         this.direct = store.capabilities().inProcess() && leases == null;
+        Duration waitBound = store.capabilities().waitBound();
+        this.storeWaits = !direct && leases == null && !waitBound.isZero() && waitBound.compareTo(guard.timeout) <= 0;
+        if (!direct && leases == null && waitBound.compareTo(guard.timeout) > 0) {
+            LOGGER.log(Level.INFO, "store " + name + " bounds its wait by " + waitBound + ", longer than the guard's "
+                    + "timeout of " + guard.timeout + ": decide() waits for the store's stage under the guard's timer");
+        }
     }
 
     @Override
@@ -100,13 +114,9 @@ final class GuardedStore implements Store {
             return CompletableFuture.completedFuture(decideInProcess(key, limits, cost, shadow));
         }
         long askedAtMicros = guard.clock.nowMicros();
-        if (blockCache != null) {
-            Decision blocked = blockCache.denial(key, limits, cost, askedAtMicros);
-            if (blocked != null) {
-                meters.blockCacheHit();
-                meters.decision(blocked, shadow);
-                return CompletableFuture.completedFuture(blocked);
-            }
+        Decision blocked = blockedByCache(key, limits, cost, shadow, askedAtMicros);
+        if (blocked != null) {
+            return CompletableFuture.completedFuture(blocked);
         }
         LocalLeases local = leases;
         if (local != null && LocalLeases.leasable(limits)) {
@@ -129,11 +139,53 @@ final class GuardedStore implements Store {
         return callStore(key, limits, cost, shadow, askedAtMicros);
     }
 
-    /** Decides on the calling thread, without a stage when the store decides in this process. */
+    /**
+     * Decides on the calling thread: without a stage when the store decides in this process or
+     * bounds its own wait, else by waiting for {@link #tryAcquire}'s.
+     */
     @Override
     public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
-        return direct ? decideInProcess(key, limits, cost, false)
+        if (direct) {
+            return decideInProcess(key, limits, cost, false);
+        }
+        return storeWaits ? decideAndWait(key, limits, cost)
                 : tryAcquire(key, limits, cost, false).toCompletableFuture().join();
+    }
+
+    /** A denial the block cache still holds for this request, metered; {@code null} when none. */
+    private @Nullable Decision blockedByCache(String key, List<Limit> limits, long cost, boolean shadow,
+                                              long askedAtMicros) {
+        Decision blocked = blockCache == null ? null : blockCache.denial(key, limits, cost, askedAtMicros);
+        if (blocked != null) {
+            meters.blockCacheHit();
+            meters.decision(blocked, shadow);
+        }
+        return blocked;
+    }
+
+    /**
+     * The path of {@link #tryAcquire} without leases, with the store's own bounded wait in place
+     * of the stage and the guard's timer: the block cache, the breaker, the store, the failure
+     * policies.
+     */
+    private Decision decideAndWait(String key, List<Limit> limits, long cost) {
+        long askedAtMicros = guard.clock.nowMicros();
+        Decision blocked = blockedByCache(key, limits, cost, false, askedAtMicros);
+        if (blocked != null) {
+            return blocked;
+        }
+        if (!breaker.tryAcquirePermission()) {
+            meters.shortCircuited();
+            return unavailable(key, limits, cost, false, "its circuit breaker is open", null);
+        }
+        long start = System.nanoTime();
+        Decision decision;
+        try {
+            decision = store.tryAcquireAndWait(key, limits, cost);
+        } catch (RuntimeException e) {
+            return completed(key, limits, cost, false, askedAtMicros, start, null, e);
+        }
+        return completed(key, limits, cost, false, askedAtMicros, start, decision, null);
     }
 
     /**

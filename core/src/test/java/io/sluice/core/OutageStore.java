@@ -1,5 +1,6 @@
 package io.sluice.core;
 
+import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
@@ -8,29 +9,43 @@ import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real store that can be taken down: while down, every call fails at once, as a store's
  * does when its server refuses connections; while hung, calls never answer, as when the
  * server is unreachable. Counts the calls that reach it, and tells the number of instances
- * once given one, as a store that sees its clients can.
+ * once given one, as a store that sees its clients can. Given a wait bound, it waits for its
+ * own answer in {@link #tryAcquireAndWait} with that timeout ({@link GridCalls#await}, as the
+ * grid stores do), and says so in its capabilities.
  */
 final class OutageStore implements Store, InstanceCount {
 
     enum Mode { UP, DOWN, HUNG }
 
     private final Store real;
+    private final Duration waitBound;
+    private final @Nullable GridCalls waits;
     private final AtomicLong calls = new AtomicLong();
+    private final AtomicLong waited = new AtomicLong();
     private volatile Mode mode = Mode.UP;
     private volatile OptionalInt instances = OptionalInt.empty();
 
     OutageStore(Store real) {
+        this(real, Duration.ZERO);
+    }
+
+    /** A store that bounds its own wait by {@code waitBound} (none when zero). */
+    OutageStore(Store real, Duration waitBound) {
         this.real = real;
+        this.waitBound = waitBound;
+        this.waits = waitBound.isZero() ? null : new GridCalls("the outage store", waitBound, 1);
     }
 
     void set(Mode mode) {
@@ -48,6 +63,19 @@ final class OutageStore implements Store, InstanceCount {
 
     long calls() {
         return calls.get();
+    }
+
+    /** How many calls came through {@link #tryAcquireAndWait}. */
+    long waited() {
+        return waited.get();
+    }
+
+    @Override
+    public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        waited.incrementAndGet();
+        GridCalls bounded = waits;
+        return bounded == null ? Store.super.tryAcquireAndWait(key, limits, cost)
+                : bounded.await(() -> GridCalls.Started.of(tryAcquire(key, limits, cost).toCompletableFuture()));
     }
 
     @Override
@@ -94,7 +122,7 @@ final class OutageStore implements Store, InstanceCount {
     public StoreCapabilities capabilities() {
         StoreCapabilities capabilities = real.capabilities();
         return new StoreCapabilities(capabilities.serverClock(), capabilities.atomicMultiLimit(),
-                capabilities.expiry(), capabilities.leasing(), false);
+                capabilities.expiry(), capabilities.leasing(), false, waitBound);
     }
 
     @Override
@@ -104,6 +132,9 @@ final class OutageStore implements Store, InstanceCount {
 
     @Override
     public void close() {
+        if (waits != null) {
+            waits.close();
+        }
         real.close();
     }
 }

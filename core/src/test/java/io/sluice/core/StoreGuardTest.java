@@ -195,6 +195,55 @@ class StoreGuardTest {
     }
 
     @Test
+    void aStoreThatBoundsItsWaitIsWaitedForOnTheCallersThroughTheWholeChain() {
+        try (OutageStore bounded = new OutageStore(LocalStore.builder().clockForTesting(clock).build(),
+                Duration.ofMillis(50))) {
+            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(bounded)
+                    .layer(guard().storeName("bounded").build()).build();
+            for (int i = 0; i < 100; i++) {
+                assertThat(limiter.decide("client").allowed()).isTrue();
+            }
+            assertThat(limiter.decide("client").reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
+            assertThat(bounded.waited()).isEqualTo(101);
+            // The block cache answers the repeated denial; the store is not asked.
+            clock.advanceMicros(4_000);
+            assertThat(limiter.decide("client").retryAfter()).contains(Duration.ofMillis(6));
+            assertThat(bounded.calls()).isEqualTo(101);
+            assertThat(count(StoreGuard.BLOCK_CACHE_HITS, "store", "bounded")).isEqualTo(1);
+            assertThat(registry.get(StoreGuard.STORE_LATENCY).tags("store", "bounded").timer().count()).isEqualTo(101);
+
+            // A hung store is cut off by its own bound and answered by the failure policy.
+            bounded.set(OutageStore.Mode.HUNG);
+            clock.advanceMicros(10_000);
+            Decision hung = limiter.decide("client");
+            assertThat(hung.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(hung.allowed()).isFalse();
+            bounded.set(OutageStore.Mode.DOWN);
+            assertThat(limiter.decide("client").reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(count(StoreGuard.STORE_ERRORS, "store", "bounded", "cause", "timeout")).isEqualTo(1);
+            assertThat(count(StoreGuard.STORE_ERRORS, "store", "bounded", "cause", "failure")).isEqualTo(1);
+            assertThat(count(StoreGuard.DECISIONS, "rule", "second", "outcome", "unavailable-denied")).isEqualTo(2);
+            assertThat(bounded.waited()).isEqualTo(103);
+        }
+    }
+
+    @Test
+    void aStoreWhoseBoundOutlastsTheGuardsTimeoutIsCutOffByTheGuard() throws Exception {
+        try (OutageStore bounded = new OutageStore(LocalStore.builder().clockForTesting(clock).build(),
+                Duration.ofSeconds(30))) {
+            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(bounded)
+                    .layer(guard().storeName("outlasting").timeout(Duration.ofMillis(20)).build())
+                    .failurePolicy(FailurePolicy.FAIL_OPEN).build();
+            bounded.set(OutageStore.Mode.HUNG);
+            Decision decision = limiter.decide("client");
+            assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(decision.allowed()).isTrue();
+            assertThat(bounded.waited()).isZero();
+            assertThat(count(StoreGuard.STORE_ERRORS, "store", "outlasting", "cause", "timeout")).isEqualTo(1);
+        }
+    }
+
+    @Test
     void theFallbackGivesEachInstanceItsShareOfTheLimit() {
         Limit limit = PER_SECOND.withFailurePolicy(FailurePolicy.FALLBACK);
         StoreGuard guard = guard().instances(4).build();

@@ -1,6 +1,9 @@
 package io.sluice.jmh;
 
 import com.hazelcast.map.IMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The floor of a Hazelcast decision: one {@code executeOnKey} of {@link TokenBucketFloorProcessor}.
@@ -10,8 +13,15 @@ final class EntryProcessorFloorLimiter implements Limiter {
 
     private final IMap<String, long[]> buckets;
     private final TokenBucketFloorProcessor takeOne;
+    private final boolean submitted;
 
     EntryProcessorFloorLimiter(HazelcastCluster cluster, LimitShape shape) {
+        this(cluster, shape, false);
+    }
+
+    /** With {@code submitted}, each call is a {@code submitToKey} whose future the caller waits for with a timeout. */
+    EntryProcessorFloorLimiter(HazelcastCluster cluster, LimitShape shape, boolean submitted) {
+        this.submitted = submitted;
         this.buckets = cluster.caller().getMap("sluice-jmh-floor");
         LimitShape.Spec limit = shape.specs().get(0);
         long periodMicros = limit.period().toNanos() / 1_000;
@@ -24,7 +34,14 @@ final class EntryProcessorFloorLimiter implements Limiter {
         if (cost != 1) {
             throw new IllegalArgumentException("the floor takes one token per request: " + cost);
         }
-        return buckets.executeOnKey(key, takeOne);
+        if (!submitted) {
+            return buckets.executeOnKey(key, takeOne);
+        }
+        try {
+            return buckets.submitToKey(key, takeOne).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the floor's call failed", e);
+        }
     }
 
     @Override

@@ -20,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * How long decisions held their callers while something happened to the store (a node
  * killed, say): the longest time {@link RateLimiter#decideAsync} took to return its stage,
- * and the longest time until the decision was there. A store's timeout must bound both.
+ * and the longest time until the decision was there, from {@code decideAsync} or from
+ * {@link RateLimiter#decide} (every other decision of each thread), which a store may answer
+ * on the caller's thread. A store's timeout must bound both.
  *
  * <p>On a busy machine any thread may be descheduled, or stopped by the garbage collector,
  * for longer than a timeout, whatever the store does. So a probe thread measures, during the
@@ -60,7 +62,8 @@ public final class CallerHoldTimes {
 
     /**
      * Decides on {@code keys} round robin from {@code threads} threads for a second, runs
-     * {@code event}, and goes on for three seconds more, timing every decision.
+     * {@code event}, and goes on for three seconds more, timing every decision, half of them
+     * asked with {@code decide} and half with {@code decideAsync}.
      */
     public static CallerHoldTimes whileLoading(RateLimiter limiter, List<String> keys, int threads, Runnable event)
             throws Exception {
@@ -77,12 +80,17 @@ public final class CallerHoldTimes {
                 int first = t;
                 load.add(pool.submit(() -> {
                     for (int i = first; !stop.get(); i++) {
+                        String key = keys.get(i % keys.size());
                         long start = System.nanoTime();
-                        CompletionStage<Decision> stage = limiter.decideAsync(keys.get(i % keys.size()), 1);
-                        long returned = System.nanoTime();
-                        Decision decision = stage.toCompletableFuture().join();
+                        Decision decision;
+                        if (i % 2 == 0) {
+                            CompletionStage<Decision> stage = limiter.decideAsync(key, 1);
+                            longestReturn.accumulateAndGet(System.nanoTime() - start, Math::max);
+                            decision = stage.toCompletableFuture().join();
+                        } else {
+                            decision = limiter.decide(key, 1);
+                        }
                         long answered = System.nanoTime();
-                        longestReturn.accumulateAndGet(returned - start, Math::max);
                         longestAnswer.accumulateAndGet(answered - start, Math::max);
                         decisions.incrementAndGet();
                         if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE) {

@@ -852,6 +852,28 @@ public abstract class StoreConformance {
                 + "decided as the second token of that limit", limit).isEqualTo(expected);
     }
 
+    @Example
+    void aStoreThatBoundsItsWaitDecidesOnTheCallersThreadAsItsStagesDo(Reporter reporter) {
+        Fixture fixture = fixture();
+        if (fixture.capabilities.waitBound().isZero()) {
+            reporter.publishValue("waitBound", "not declared: tryAcquireAndWait waits for the stage of tryAcquire");
+            return;
+        }
+        // A guard calls such a store's tryAcquireAndWait in place of its stage: the two must be one store.
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofSeconds(1));
+        String key = fixture.newKey("waited");
+        await(fixture.virtualStore.tryAcquire(key, List.of(limit), 1));
+        Decision second = fixture.virtualStore.tryAcquireAndWait(key, List.of(limit), 1);
+        Decision third = fixture.virtualStore.tryAcquireAndWait(key, List.of(limit), 1);
+        ReferenceModel reference = new ReferenceModel();
+        long now = fixture.clock.nowMicros();
+        reference.tryAcquire(key, List.of(limit), now, 1);
+        assertThat(second).as("tryAcquireAndWait after tryAcquire of cost 1 against %s at the same time", limit)
+                .isEqualTo(reference.tryAcquire(key, List.of(limit), now, 1));
+        assertThat(third).as("a third tryAcquireAndWait at the same time")
+                .isEqualTo(reference.tryAcquire(key, List.of(limit), now, 1));
+    }
+
     // ---- plumbing --------------------------------------------------------------------------
 
     /** The virtual clock's start, for checks that need a known phase of the windows. */

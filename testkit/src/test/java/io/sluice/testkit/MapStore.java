@@ -8,6 +8,7 @@ import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import io.sluice.api.TimeSource;
 import io.sluice.api.Transition;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -46,7 +47,9 @@ final class MapStore implements Store {
         /** None, but a store that rejects state of its previous format, naming the version. */
         REJECTS_PREVIOUS_FORMAT,
         /** Declares that it decides in process, but completes its stages a second later, on another thread. */
-        LATE_BUT_IN_PROCESS
+        LATE_BUT_IN_PROCESS,
+        /** Declares a wait bound, but its tryAcquireAndWait decides on a state of its own, not the stages'. */
+        WAITS_ON_ANOTHER_STATE
     }
 
     /** One key's states, by limit name, when all of them are reset, and whether the previous format wrote them. */
@@ -69,8 +72,17 @@ final class MapStore implements Store {
 
     @Override
     public StoreCapabilities capabilities() {
+        if (flaw == Flaw.WAITS_ON_ANOTHER_STATE) {
+            return new StoreCapabilities(false, true, true, false, false, Duration.ofSeconds(1));
+        }
         return flaw == Flaw.LATE_BUT_IN_PROCESS ? new StoreCapabilities(false, true, true, false, true)
                 : new StoreCapabilities(false, true, true);
+    }
+
+    @Override
+    public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        String waited = flaw == Flaw.WAITS_ON_ANOTHER_STATE ? key + "#waited" : key;
+        return tryAcquire(waited, limits, cost).toCompletableFuture().join();
     }
 
     @Override

@@ -42,6 +42,7 @@ class StoreConformanceTest {
             "stateExpiresOnceItsLimitIsFullyReset",
             "idleStateIsFreedOnTheStoresOwnClock",
             "aStoreInProcessAnswersOnTheCallingThread",
+            "aStoreThatBoundsItsWaitDecidesOnTheCallersThreadAsItsStagesDo",
             "aKeyLivesAsLongAsItsLongestLivedLimit",
             "stateOfThePreviousFormatIsReadOrRejected",
             "badRequestsGetTheDocumentedExceptions",
@@ -106,6 +107,13 @@ class StoreConformanceTest {
         // That check alone: the flawed store answers a second late, whatever the machine's load.
         assertThat(run(selectMethod(LateButInProcess.class, "aStoreInProcessAnswersOnTheCallingThread",
                 Reporter.class.getName())).failed()).containsKeys("aStoreInProcessAnswersOnTheCallingThread");
+    }
+
+    @Test
+    void aStoreWhoseBoundedWaitDecidesOnAnotherStateIsCaught() {
+        assertThat(run(selectMethod(WaitsOnAnotherState.class,
+                "aStoreThatBoundsItsWaitDecidesOnTheCallersThreadAsItsStagesDo", Reporter.class.getName())).failed())
+                .containsKeys("aStoreThatBoundsItsWaitDecidesOnTheCallersThreadAsItsStagesDo");
     }
 
     @Test
@@ -376,6 +384,12 @@ class StoreConformanceTest {
     static class LateButInProcess extends MapStoreKit {
         LateButInProcess() {
             super(MapStore.Flaw.LATE_BUT_IN_PROCESS);
+        }
+    }
+
+    static class WaitsOnAnotherState extends MapStoreKit {
+        WaitsOnAnotherState() {
+            super(MapStore.Flaw.WAITS_ON_ANOTHER_STATE);
         }
     }
 

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -27,6 +28,11 @@ import java.util.function.Supplier;
  * neither. At most {@code concurrency} calls run at once; up to {@link #QUEUED_PER_THREAD}
  * times as many wait, and a call still waiting when its caller timed out is never made, so
  * it charges nothing.
+ *
+ * <p>A caller that waits anyway ({@code RateLimiter.decide}) may {@link #await} instead: a call
+ * that a store can start without blocking (a Hazelcast member's invocation, whose future it
+ * waits for rather than chaining to) is made on the caller's thread and waited for there with
+ * the same timeout, so the answer wakes the caller directly.
  */
 public final class GridCalls implements AutoCloseable {
 
@@ -96,6 +102,43 @@ public final class GridCalls implements AutoCloseable {
         CompletableFuture<T> answer = new CompletableFuture<>();
         answer.orTimeout(nanos, TimeUnit.NANOSECONDS);
         return call(call, answer, nanos);
+    }
+
+    /** A call started on the caller's thread, waited for as {@link Future#get(long, TimeUnit)} waits. */
+    @FunctionalInterface
+    public interface Started<T> {
+
+        /** The call's answer, waiting at most {@code timeoutNanos}. */
+        T await(long timeoutNanos) throws InterruptedException, ExecutionException, TimeoutException;
+
+        /** Waiting for {@code future}. */
+        static <T> Started<T> of(Future<T> future) {
+            return timeoutNanos -> future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Starts a call on the caller's thread and waits there for its answer, at most the timeout
+     * from before the start: one thread hand-off (the answer waking the caller) instead of the
+     * pool's three when the call is the cluster's own. {@code start} must return without
+     * blocking, whatever the cluster does; the store that passes it answers for that.
+     *
+     * @throws StoreUnavailableException when the call fails (its cause), does not answer in time
+     *     (a {@link TimeoutException}), the caller is interrupted, or the store is closed
+     */
+    public <T> T await(Supplier<? extends Started<T>> start) {
+        if (closed) {
+            throw new StoreUnavailableException(target + " is closed");
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            return start.get().await(deadline - System.nanoTime());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable(e, timeoutNanos);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw unavailable(e, timeoutNanos);
+        }
     }
 
     private <T> CompletableFuture<T> call(Supplier<T> call, CompletableFuture<T> answer, long timeoutNanos) {

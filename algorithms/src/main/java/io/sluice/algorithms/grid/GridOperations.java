@@ -4,6 +4,7 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
+import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,12 +29,25 @@ public final class GridOperations implements AutoCloseable {
         long[] run(String key, GridOperation operation);
     }
 
+    /**
+     * One operation on the member that owns {@code key}, started on the caller's thread without
+     * blocking it. Returns {@code null} when the store cannot start it so (say, before the map's
+     * proxy exists): the caller then waits for a call on the pool instead.
+     */
+    @FunctionalInterface
+    public interface StartOnOwner {
+
+        /** Starts {@code operation} on the owner of {@code key}; {@code null} when that could block. */
+        GridCalls.@Nullable Started<long[]> start(String key, GridOperation operation);
+    }
+
     /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
     private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
             .named("sluice-warm-up");
 
     private final GridCalls calls;
     private final OnOwner onOwner;
+    private final @Nullable StartOnOwner start;
     private final @Nullable TimeSource testClock;
 
     /**
@@ -41,8 +55,18 @@ public final class GridOperations implements AutoCloseable {
      * owners' times, or at {@code testClock}'s when a test gave one.
      */
     public GridOperations(GridCalls calls, OnOwner onOwner, @Nullable TimeSource testClock) {
+        this(calls, onOwner, null, testClock);
+    }
+
+    /**
+     * As {@link #GridOperations(GridCalls, OnOwner, TimeSource)}, and {@link #tryAcquireAndWait}
+     * starts its call with {@code start} on the caller's thread and waits there.
+     */
+    public GridOperations(GridCalls calls, OnOwner onOwner, @Nullable StartOnOwner start,
+                          @Nullable TimeSource testClock) {
         this.calls = calls;
         this.onOwner = onOwner;
+        this.start = start;
         this.testClock = testClock;
     }
 
@@ -55,6 +79,24 @@ public final class GridOperations implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         return run(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
+    }
+
+    /**
+     * {@link io.sluice.api.Store#tryAcquireAndWait}, bounded by the timeout of {@code calls}
+     * ({@link GridCalls#await}): started on the caller's thread when the store can start it without
+     * blocking, else a call on the pool that the caller waits for.
+     *
+     * @throws StoreUnavailableException when the call fails or does not answer in time
+     * @throws IllegalArgumentException as {@link GridOperation#decide}
+     */
+    public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        GridOperation operation = GridOperation.decide(limits, cost, nowMicros());
+        StartOnOwner starter = start;
+        long[] reply = calls.await(() -> {
+            GridCalls.Started<long[]> started = starter == null ? null : starter.start(key, operation);
+            return started != null ? started : GridCalls.Started.of(run(key, operation));
+        });
+        return GridReply.decode(reply, limits);
     }
 
     /** {@link io.sluice.api.Store#lease}. */

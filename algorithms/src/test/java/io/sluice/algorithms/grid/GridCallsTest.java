@@ -107,6 +107,62 @@ class GridCallsTest {
     }
 
     @Test
+    void aCallAwaitedOnTheCallersThreadAnswersThere() {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            Thread caller = Thread.currentThread();
+            GridCalls.Started<String> started = timeoutNanos -> {
+                assertThat(Thread.currentThread()).isSameAs(caller);
+                assertThat(timeoutNanos).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30).toNanos());
+                return "answered";
+            };
+            String answered = calls.await(() -> started);
+            assertThat(answered).isEqualTo("answered");
+            String done = calls.await(() -> GridCalls.Started.of(CompletableFuture.completedFuture("done")));
+            assertThat(done).isEqualTo("done");
+        }
+    }
+
+    @Test
+    void anAwaitedCallThatDoesNotAnswerInTimeIsAStoreFailureWithATimeout() {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(50), 1)) {
+            CompletableFuture<String> never = new CompletableFuture<>();
+            assertThatThrownBy(() -> calls.await(() -> GridCalls.Started.of(never)))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("the test cluster did not answer within PT0.05S")
+                    .cause().isInstanceOf(TimeoutException.class);
+        }
+    }
+
+    @Test
+    void anAwaitedFailureIsAStoreFailureWithItsCauseAndAClosedPoolAwaitsNothing() {
+        GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1);
+        IllegalStateException failure = new IllegalStateException("member gone");
+        assertThatThrownBy(() -> calls.await(() -> GridCalls.Started.of(CompletableFuture.failedFuture(failure))))
+                .isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+        assertThatThrownBy(() -> calls.await(() -> {
+            throw failure;
+        })).isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+        calls.close();
+        AtomicBoolean started = new AtomicBoolean();
+        GridCalls.Started<String> never = timeoutNanos -> "never";
+        assertThatThrownBy(() -> calls.await(() -> {
+            started.set(true);
+            return never;
+        })).isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+        assertThat(started).isFalse();
+    }
+
+    @Test
+    void anInterruptedWaitIsAStoreFailureAndKeepsTheInterrupt() {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            Thread.currentThread().interrupt();
+            assertThatThrownBy(() -> calls.await(() -> GridCalls.Started.of(new CompletableFuture<String>())))
+                    .isInstanceOf(StoreUnavailableException.class).hasCauseInstanceOf(InterruptedException.class);
+            assertThat(Thread.interrupted()).isTrue();
+        }
+    }
+
+    @Test
     void settingsAreCheckedByName() {
         assertThatThrownBy(() -> new GridCalls("x", Duration.ZERO, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0S");

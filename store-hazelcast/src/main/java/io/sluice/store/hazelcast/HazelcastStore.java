@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * The Hazelcast store: the state of every key in one entry of an {@code IMap}, changed only
  * by an entry processor that runs the Java reference algorithms on the key's partition
  * owner, with the owner's clock. All limits of a key live in that entry, so a decision on
- * several limits is one {@code submitToKey}. Backups receive the state the owner computed
+ * several limits is one call to the key's owner. Backups receive the state the owner computed
  * (they never recompute it), and every entry has a time to live that ends when all its
  * limits are fully reset, so idle keys cost no memory.
  *
@@ -128,11 +128,12 @@ public final class HazelcastStore {
         }
 
         /**
-         * How many decisions may be waiting for the cluster at once; {@link #DEFAULT_CONCURRENCY}
-         * by default. Each waits on a thread of the store (a blocking call that no slow node can
-         * make the caller wait for beyond the timeout); up to
+         * How many calls may be waiting for the cluster on the store's threads at once;
+         * {@link #DEFAULT_CONCURRENCY} by default. Each waits on a thread of the store (a blocking
+         * call that no slow node can make the caller wait for beyond the timeout); up to
          * {@value GridCalls#QUEUED_PER_THREAD} times as many more queue for a thread, and beyond
-         * that a decision fails at once as a store failure.
+         * that a call fails at once as a store failure. A {@code RateLimiter.decide} on a member
+         * waits on its own thread instead (bounded by the timeout alike), and takes none of these.
          *
          * @throws IllegalArgumentException when below 1
          */

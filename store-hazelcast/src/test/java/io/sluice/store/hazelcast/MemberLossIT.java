@@ -68,6 +68,19 @@ class MemberLossIT {
      */
     @Test
     void aDecisionNeverHoldsItsCallerLongerThanTheTimeoutWhileTheOwnerIsKilled() throws Exception {
+        assertNoDecisionHeldLongerThanTheTimeout(cluster.startClient(), "client");
+    }
+
+    /**
+     * The same from a member, whose {@code decide} starts the invocation on the caller's thread
+     * and waits there (issue 10): starting it never blocks, and the wait ends at the timeout.
+     */
+    @Test
+    void aDecisionFromAMemberNeverHoldsItsCallerLongerThanTheTimeoutWhileTheOwnerIsKilled() throws Exception {
+        assertNoDecisionHeldLongerThanTheTimeout(cluster.members().get(0), "member");
+    }
+
+    private void assertNoDecisionHeldLongerThanTheTimeout(HazelcastInstance caller, String what) throws Exception {
         HazelcastInstance victim = cluster.members().get(1);
         List<String> keys = new ArrayList<>();
         for (int i = 0; keys.size() < 16; i++) {
@@ -75,11 +88,11 @@ class MemberLossIT {
                 keys.add("k" + i);
             }
         }
-        RateLimiter limiter = RateLimiter.builder().store(HazelcastStore.builder(cluster.startClient()).build())
+        RateLimiter limiter = RateLimiter.builder().store(HazelcastStore.builder(caller).build())
                 .limit(Limit.of(Algorithms.TOKEN_BUCKET, 1_000_000, Duration.ofSeconds(1))).build();
         CallerHoldTimes holds = CallerHoldTimes.whileLoading(limiter, keys, 4,
                 () -> victim.getLifecycleService().terminate());
-        System.out.println("hazelcast, owner killed: " + holds);
+        System.out.println("hazelcast, owner killed, decisions from a " + what + ": " + holds);
         holds.assertWithin(HazelcastStore.DEFAULT_TIMEOUT);
     }
 

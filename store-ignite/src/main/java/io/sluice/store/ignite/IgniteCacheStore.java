@@ -33,14 +33,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class IgniteCacheStore implements Store, InstanceCount {
 
-    /** The primary node's clock decides; a test clock only stands in for it in tests. */
-    private static final StoreCapabilities CAPABILITIES = new StoreCapabilities(true, true, true, true);
-
     private static final int WARM_UP_KEYS_TRIED = 1_000;
 
     private final IgniteCache<String, byte[]> cache;
     private final Duration timeout;
     private final GridOperations operations;
+    /**
+     * The primary node's clock decides (a test clock only stands in for it in tests); a
+     * decision waited for lasts at most the timeout.
+     */
+    private final StoreCapabilities capabilities;
     /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
     private final @Nullable Heartbeat heartbeat;
 
@@ -51,6 +53,7 @@ final class IgniteCacheStore implements Store, InstanceCount {
         this.operations = new GridOperations(
                 new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency),
                 (key, operation) -> cache.invoke(key, new DecideProcessor(operation)), testClock);
+        this.capabilities = new StoreCapabilities(true, true, true, true, false, timeout);
         this.heartbeat = heartbeat;
     }
 
@@ -62,7 +65,7 @@ final class IgniteCacheStore implements Store, InstanceCount {
 
     @Override
     public StoreCapabilities capabilities() {
-        return CAPABILITIES;
+        return capabilities;
     }
 
     @Override
@@ -74,6 +77,15 @@ final class IgniteCacheStore implements Store, InstanceCount {
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         return operations.tryAcquire(key, limits, cost);
+    }
+
+    /**
+     * Waits for a call on the store's pool (see the class comment: {@code invokeAsync} could
+     * block the caller), without the stage a caller's timeout would have to chain to.
+     */
+    @Override
+    public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        return operations.tryAcquireAndWait(key, limits, cost);
     }
 
     @Override

@@ -1,0 +1,70 @@
+package io.sluice.algorithms.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.KeyState;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A decision waited for on the caller's thread: started there when the store can start it,
+ * else made on the pool; decided as the member's step decides either way.
+ */
+class GridOperationsTest {
+
+    private static final long NOW = 1_764_000_000_000_000L;
+    private static final List<Limit> LIMITS = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofSeconds(1)));
+
+    /** The states of an owner in this JVM, changed by each operation as a member's entry processor does. */
+    private final Map<String, byte[]> owned = new ConcurrentHashMap<>();
+    private final Map<String, Thread> ranOn = new ConcurrentHashMap<>();
+
+    private long[] runOnOwner(String key, GridOperation operation) {
+        ranOn.put(key, Thread.currentThread());
+        GridRequest.Outcome outcome = operation.run(owned.get(key), () -> NOW);
+        if (outcome.write()) {
+            byte[] state = outcome.state();
+            if (state == null) {
+                owned.remove(key);
+            } else {
+                owned.put(key, state);
+            }
+        }
+        return outcome.reply();
+    }
+
+    @Test
+    void aStartedCallIsMadeAndWaitedForOnTheCallersThread() {
+        try (GridOperations operations = new GridOperations(new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+                this::runOnOwner, (key, operation) -> {
+                    long[] reply = runOnOwner(key, operation);
+                    return timeoutNanos -> reply;
+                }, () -> NOW)) {
+            assertDecidedAsTheReferenceDoes(operations, "started");
+            assertThat(ranOn.get("started")).isSameAs(Thread.currentThread());
+        }
+    }
+
+    @Test
+    void aCallTheStoreCannotStartIsMadeOnThePoolAndWaitedFor() {
+        try (GridOperations operations = new GridOperations(new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+                this::runOnOwner, (key, operation) -> null, () -> NOW)) {
+            assertDecidedAsTheReferenceDoes(operations, "pooled");
+            assertThat(ranOn.get("pooled")).isNotSameAs(Thread.currentThread());
+        }
+    }
+
+    private static void assertDecidedAsTheReferenceDoes(GridOperations operations, String key) {
+        KeyState reference = KeyState.empty();
+        for (int i = 0; i < 3; i++) {
+            Decision expected = reference.tryAcquire(LIMITS, NOW, 1);
+            assertThat(operations.tryAcquireAndWait(key, LIMITS, 1)).as("decision %s", i).isEqualTo(expected);
+        }
+    }
+}
