@@ -77,10 +77,28 @@ public final class Deadlines implements AutoCloseable {
             watcher = start();
         }
         calls.offer(call);
+        dropEnded();
         if (closed) {
             expireAll();
         } else if (idle && watcher != null) {
             LockSupport.unpark(watcher);
+        }
+    }
+
+    /**
+     * Drops up to two calls that ended from the head of the queue. The thread sleeps until the
+     * oldest call's deadline, so with a long timeout (seconds) the calls that ended meanwhile
+     * would stay queued, and their answers reachable, until then; each call added drops the
+     * ended ones ahead of it instead, so the queue holds about the calls in flight.
+     */
+    private void dropEnded() {
+        for (int i = 0; i < 2; i++) {
+            @Nullable Expirable head = calls.peek();
+            // remove, not poll: the thread may have taken this head meanwhile, and a poll would
+            // then drop the next call, which may not have ended.
+            if (head == null || !head.isDone() || !calls.remove(head)) {
+                return;
+            }
         }
     }
 

@@ -3,6 +3,8 @@ package io.sluice.algorithms.calls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,6 +102,43 @@ class DeadlinesTest {
         try (Deadlines deadlines = new Deadlines("test-deadlines-", Duration.ofMillis(20))) {
             CompletableFuture<String> unanswered = deadlines.answerInTime();
             assertThatThrownBy(unanswered::join).cause().isInstanceOf(TimeoutException.class);
+        }
+    }
+
+    @Test
+    void callsThatEndedLeaveTheQueueBeforeTheirDeadline() throws Exception {
+        try (Deadlines deadlines = new Deadlines("test-deadlines-drop-", Duration.ofDays(1))) {
+            ReferenceQueue<Object> collected = new ReferenceQueue<>();
+            Object answer = new Object();
+            WeakReference<Object> reference = new WeakReference<>(answer, collected);
+            CompletableFuture<String> first = new CompletableFuture<>();
+            deadlines.bound(first);
+            // the thread sleeps until the first call's deadline, a day from now (holding that call)
+            awaitTimedWaiting("test-deadlines-drop-");
+            CompletableFuture<Object> call = new CompletableFuture<>();
+            deadlines.bound(call);
+            first.complete("first");
+            call.complete(answer);
+            answer = null;
+            call = null;
+            // the next calls drop the ended one, a day before its deadline
+            for (int i = 0; i < 3; i++) {
+                deadlines.bound(new CompletableFuture<>().completeAsync(() -> "done"));
+            }
+            for (int i = 0; i < 100 && reference.get() != null; i++) {
+                System.gc();
+                collected.remove(100);
+            }
+            assertThat(reference.get()).isNull();
+        }
+    }
+
+    private static void awaitTimedWaiting(String threadPrefix) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Thread.getAllStackTraces().keySet().stream().noneMatch(thread ->
+                thread.getName().startsWith(threadPrefix) && thread.getState() == Thread.State.TIMED_WAITING)) {
+            assertThat(System.nanoTime()).as("the thread of " + threadPrefix + " never slept").isLessThan(deadline);
+            Thread.yield();
         }
     }
 
