@@ -283,9 +283,11 @@ class GatewayIT {
             inFlight.add(client.sendAsync(request("/hold", "X-Api-Key", KEY), HttpResponse.BodyHandlers.ofString()));
         }
         upstream.awaitHeld(10);
+        // Read before closing: a closing connector reports no port (-2).
+        int port = gateway.port();
 
         CompletableFuture<Void> closed = CompletableFuture.runAsync(gateway::close);
-        awaitRefused();
+        awaitRefused(port);
         assertThat(closed).isNotDone();
         upstream.releaseHeld();
         closed.get();
@@ -298,9 +300,9 @@ class GatewayIT {
         });
     }
 
-    /** Waits until new connections are refused: the gateway stopped accepting. */
-    private void awaitRefused() throws Exception {
-        URI uri = URI.create("http://127.0.0.1:" + gateway.port() + "/x");
+    /** Waits until new connections to {@code port} are refused: the gateway stopped accepting. */
+    private static void awaitRefused(int port) throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + port + "/x");
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline) {
             try {
