@@ -19,6 +19,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 final class DemoUpstream implements AutoCloseable {
 
+    /** Its threads' name, which tells them from the gateway's own in a thread dump or a profile. */
+    static final String THREADS = "demo-upstream";
+
     private final Server server;
 
     private DemoUpstream(Server server) {
@@ -27,7 +30,9 @@ final class DemoUpstream implements AutoCloseable {
 
     /** Starts the demo API on a free port of 127.0.0.1. */
     static DemoUpstream start() {
-        Server server = new Server(new QueuedThreadPool(8, 2));
+        QueuedThreadPool threads = new QueuedThreadPool(8, 2);
+        threads.setName(THREADS);
+        Server server = new Server(threads);
         ServerConnector connector = new ServerConnector(server, 1, 1);
         connector.setHost("127.0.0.1");
         server.addConnector(connector);

@@ -9,6 +9,7 @@ import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.store.redis.RedisStore;
 import io.sluice.testkit.redis.RedisFixture;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -68,6 +69,12 @@ import org.eclipse.jetty.util.Callback;
 public final class GatewayBenchmark {
 
     private static final int KEYS = 1_000;
+    /** Warm-up rounds after the first, at most, while the JIT is still compiling. */
+    private static final int EXTRA_WARM_UP_ROUNDS = 8;
+    /** A round in which the JIT compiled this long or less is quiet. */
+    private static final long JIT_QUIET_MILLIS = 5;
+    /** The load generator's worker threads' name. */
+    private static final String LOAD_THREAD = "load-";
     /** Keys of the leasing mode: few enough that each is busy enough to be leased. */
     private static final int LEASED_KEYS = 10;
     private static final String TIER = """
@@ -214,7 +221,7 @@ public final class GatewayBenchmark {
                 return 0;
             });
             redis.command(0, "CONFIG", "RESETSTAT");
-            Map<String, long[]> nanos = measure(probes, workers, requests, KEYS);
+            Map<String, long[]> nanos = measure(probes, workers, requests, KEYS, redis);
             added(nanos, "not limiting", "limiting on redis", "limiting on local");
             // Counts, not times: what Redis ran for the gateway's and the floor's decisions (warm-up included).
             System.out.println("redis commandstats: " + redis.command(0, "INFO", "commandstats"));
@@ -239,7 +246,7 @@ public final class GatewayBenchmark {
             probes.put("429 from the block cache", http(onRedis));
             probes.put("not limiting", http(plain));
             probes.put("same server, fixed 429", http(URI.create("http://127.0.0.1:" + ((ServerConnector) answering.getConnectors()[0]).getLocalPort())));
-            Map<String, long[]> nanos = measure(probes, workers, requests, KEYS);
+            Map<String, long[]> nanos = measure(probes, workers, requests, KEYS, redis);
             added(nanos, "not limiting", "429 from the block cache");
             added(nanos, "same server, fixed 429", "429 from the block cache");
             System.out.println(storeCalls(onRedis));
@@ -294,7 +301,7 @@ public final class GatewayBenchmark {
             probes.put("leasing on redis", http(withLeases));
             probes.put("limiting on redis", http(onRedis));
             probes.put("not limiting", http(plain));
-            Map<String, long[]> nanos = measure(probes, workers, requests, LEASED_KEYS);
+            Map<String, long[]> nanos = measure(probes, workers, requests, LEASED_KEYS, redis);
             added(nanos, "not limiting", "leasing on redis", "limiting on redis");
             System.out.println(storeCalls(withLeases));
         }
@@ -310,13 +317,51 @@ public final class GatewayBenchmark {
                 HttpResponse.BodyHandlers.ofByteArray()).statusCode();
     }
 
-    /** Warms up with half as many requests, then measures and prints every probe's percentiles. */
-    private static Map<String, long[]> measure(Map<String, Probe> probes, int workers, int requests, int keys)
-            throws Exception {
+    /**
+     * Warms up, then measures and prints every probe's percentiles, with where the threads'
+     * time went during the measured run ({@link ThreadTimes}): who ran, and how long they waited
+     * for a CPU. The warm-up is half as many requests, then up to {@link #EXTRA_WARM_UP_ROUNDS}
+     * rounds of a tenth as many, until one passes in which the JIT compiled for at most
+     * {@link #JIT_QUIET_MILLIS}: compiling during the measured run would put its pauses, and the
+     * compiler threads' CPU time, into the tail being measured.
+     */
+    private static Map<String, long[]> measure(Map<String, Probe> probes, int workers, int requests, int keys,
+                                               RedisFixture redis) throws Exception {
         List<Probe> list = new ArrayList<>(probes.values());
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        long jitBefore = jit.getTotalCompilationTime();
         run(list, workers, requests / 2, keys, null);   // warm-up: JIT, connections, scripts loaded
+        System.out.printf("warm-up: %d requests per probe, JIT %d ms%n", requests / 2,
+                jit.getTotalCompilationTime() - jitBefore);
+        int round = Math.max(workers, requests / 10);
+        for (int extra = 1; extra <= EXTRA_WARM_UP_ROUNDS; extra++) {
+            long before = jit.getTotalCompilationTime();
+            run(list, workers, round, keys, null);
+            long compiled = jit.getTotalCompilationTime() - before;
+            System.out.printf("warm-up round %d: %d requests per probe, JIT %d ms%s%n", extra, round, compiled,
+                    compiled <= JIT_QUIET_MILLIS ? " (quiet)" : "");
+            if (compiled <= JIT_QUIET_MILLIS) {
+                break;
+            }
+        }
         Map<Integer, Integer> statuses = new TreeMap<>();
+        List<Long> redisPids = redis.pids();
+        Map<Long, ThreadTimes.Sample> jvmBefore = ThreadTimes.snapshot(ProcessHandle.current().pid());
+        List<Map<Long, ThreadTimes.Sample>> redisBefore = redisPids.stream().map(ThreadTimes::snapshot).toList();
+        ThreadTimes.Cpu cpuBefore = ThreadTimes.machine();
+        long jitAtStart = jit.getTotalCompilationTime();
+        long start = System.nanoTime();
         long[][] nanos = run(list, workers, requests, keys, statuses);
+        long wall = System.nanoTime() - start;
+        long jitDuring = jit.getTotalCompilationTime() - jitAtStart;
+        ThreadTimes.Cpu cpu = ThreadTimes.machine().minus(cpuBefore);
+        Map<String, ThreadTimes.Times> groups = new TreeMap<>(ThreadTimes.between(jvmBefore,
+                ThreadTimes.snapshot(ProcessHandle.current().pid()), GatewayBenchmark::threadGroup));
+        for (int i = 0; i < redisPids.size(); i++) {
+            groups.merge("redis-server (process)", ThreadTimes.between(redisBefore.get(i),
+                    ThreadTimes.snapshot(redisPids.get(i)), name -> "redis-server (process)")
+                    .getOrDefault("redis-server (process)", ThreadTimes.Times.ZERO), ThreadTimes.Times::plus);
+        }
         System.out.printf("HTTP statuses: %s; load average: %s%n", statuses, loadAverage());
         Map<String, long[]> byName = new LinkedHashMap<>();
         int i = 0;
@@ -324,7 +369,38 @@ public final class GatewayBenchmark {
             byName.put(name, nanos[i++]);
             print(name, byName.get(name));
         }
+        long calls = (long) nanos[0].length * probes.size();
+        long ours = groups.values().stream().mapToLong(ThreadTimes.Times::runNanos).sum();
+        // /proc/stat counts in clock ticks of 10 ms (USER_HZ 100).
+        long busy = cpu.busyTicks() * 10_000_000L;
+        System.out.printf(Locale.ROOT, "the measured run: %.2f s, %d calls timed, JIT %d ms during it%s; the machine's "
+                        + "%d cores %.0f%% busy (%.1f of %.1f core-seconds), other processes ran %.1f s%n", wall / 1e9,
+                calls, jitDuring, jitDuring > JIT_QUIET_MILLIS ? " (NOT quiet)" : "",
+                Runtime.getRuntime().availableProcessors(), 100.0 * cpu.busyTicks() / Math.max(1, cpu.allTicks()),
+                busy / 1e9, cpu.allTicks() / 100.0, Math.max(0, busy - ours) / 1e9);
+        System.out.println("threads' time during the measured run (schedstat: run on a CPU, waited for one):");
+        ThreadTimes.describe(groups, calls).forEach(System.out::println);
         return byName;
+    }
+
+    /** The group a thread's name (its first 15 characters, as the kernel keeps it) belongs to. */
+    static String threadGroup(String name) {
+        if (name.startsWith(LOAD_THREAD) || name.startsWith("HttpClient-")) {
+            return "load generator";
+        } else if (name.startsWith("qtp") || name.startsWith("proxy-client") || name.startsWith("Scheduler-")) {
+            return "Jetty (proxies, their clients)";
+        } else if (name.startsWith("lettuce-")) {
+            return "Lettuce";
+        } else if (name.startsWith(DemoUpstream.THREADS)) {
+            return "upstream";
+        } else if (name.startsWith("sluice-")) {
+            return "Sluice's own threads";
+        } else if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+            return "JIT compilers";
+        } else if (name.startsWith("GC ") || name.startsWith("G1 ") || name.equals("VM Thread")) {
+            return "GC and VM";
+        }
+        return "other JVM threads";
     }
 
     /** What each of {@code limited} adds to {@code baseline}, percentile by percentile. */
@@ -357,7 +433,9 @@ public final class GatewayBenchmark {
     private static long[][] run(List<Probe> probes, int workers, int requests, int keys,
                                 Map<Integer, Integer> statuses) throws Exception {
         int perWorker = requests / workers;
-        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        AtomicInteger threads = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(workers, task -> new Thread(task, LOAD_THREAD
+                + threads.incrementAndGet()));
         List<Future<long[][]>> results = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
             int worker = w;
