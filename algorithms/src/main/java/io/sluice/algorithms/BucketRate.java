@@ -26,11 +26,55 @@ record BucketRate(long tokensPerMicro, long scale) {
     static final long TOLERANCE = 1_000;
 
     /**
-     * The rate of a limit of {@code permits} per {@code periodMicros} with this burst.
+     * How many limits' rates {@link #of} keeps (a power of two): a decision of a token bucket or
+     * GCRA needs its limit's rate, and deriving it (a greatest common divisor, several 64-bit
+     * divisions) cost more than the rest of a denial's arithmetic.
+     */
+    static final int CACHED_RATES = 64;
+
+    private static final int SLOT_SHIFT = Long.SIZE - Integer.numberOfTrailingZeros(CACHED_RATES);
+
+    /**
+     * The rates derived last, each in the slot of its parameters' hash. Shared by every thread
+     * without a lock: a slot is replaced by a plain write of an immutable {@link Derived}, whose
+     * final fields every reader sees whole, and a reader that finds another limit's rate there
+     * (a collision, or a write it does not see yet) derives its own.
+     */
+    private static final Derived[] RATES = new Derived[CACHED_RATES];
+
+    /** The rate of one limit's parameters. */
+    private record Derived(long permits, long burst, long periodMicros, BucketRate rate) {
+    }
+
+    /**
+     * The rate of a limit of {@code permits} per {@code periodMicros} with this burst: the one
+     * derived last for these parameters, if it is still kept, else derived now.
      *
      * @throws IllegalArgumentException saying why, when the limit cannot be enforced at its rate
      */
     static BucketRate of(String algorithm, long permits, long burst, long periodMicros) {
+        int slot = slot(permits, burst, periodMicros);
+        Derived kept = RATES[slot];
+        if (kept != null && kept.permits == permits && kept.burst == burst && kept.periodMicros == periodMicros) {
+            return kept.rate;
+        }
+        BucketRate rate = derive(algorithm, permits, burst, periodMicros);
+        RATES[slot] = new Derived(permits, burst, periodMicros, rate);
+        return rate;
+    }
+
+    /** The slot of a limit's parameters in {@link #RATES}: the top bits of a multiplicative hash. */
+    private static int slot(long permits, long burst, long periodMicros) {
+        long hash = (permits * 0x9E3779B97F4A7C15L + burst) * 0xC2B2AE3D27D4EB4FL + periodMicros;
+        return (int) ((hash * 0x9E3779B97F4A7C15L) >>> SLOT_SHIFT);
+    }
+
+    /**
+     * The rate of a limit, derived from its parameters.
+     *
+     * @throws IllegalArgumentException saying why, when the limit cannot be enforced at its rate
+     */
+    static BucketRate derive(String algorithm, long permits, long burst, long periodMicros) {
         Checks.positiveParameters(algorithm, permits, burst, periodMicros);
         long gcd = gcd(permits, periodMicros);
         long scale = periodMicros / gcd;
@@ -61,9 +105,12 @@ record BucketRate(long tokensPerMicro, long scale) {
         return tokens * scale;
     }
 
-    /** The microseconds it takes to add {@code units}, rounded up. */
+    /**
+     * The microseconds it takes to add {@code units}, rounded up. A rate of one unit per
+     * microsecond (every limit whose period is a multiple of its permits) needs no division.
+     */
     long microsToAdd(long units) {
-        return (units + tokensPerMicro - 1) / tokensPerMicro;
+        return tokensPerMicro == 1 ? units : (units + tokensPerMicro - 1) / tokensPerMicro;
     }
 
     private static long gcd(long a, long b) {
