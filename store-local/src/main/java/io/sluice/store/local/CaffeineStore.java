@@ -35,9 +35,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Why not Caffeine's {@code compute}: it is the map's write path (the bin's lock, the write
  * buffer, the expiry recomputed), which every decision would take, denials included. Here a
- * decision reads the cell lock-free and locks only the cell. A read keeps a busy key's entry
- * alive (Caffeine's {@code expireAfterRead}, a field of the entry, no write to the map); when
- * an admission moves the state's reset past the entry's expiry, it moves the entry's expiry
+ * decision finds the cell with a quiet read ({@code getIfPresentQuietly}: the map's lookup and
+ * the expiry check, without the read buffer, the frequency sketch or the expiry's update) and
+ * locks only the cell. A busy key tells Caffeine it is used with an ordinary read at most once
+ * a quarter of its longest period (at most once a second), which keeps its entry alive
+ * (Caffeine's {@code expireAfterRead}, a field of the entry, no write to the map); when an
+ * admission moves the state's reset past the entry's expiry, it moves the entry's expiry
  * with it, under the same lock, so the entry never expires before its state is fully reset.
  * A cell that expired or was evicted while a request was being admitted on it is marked by
  * the cache's eviction listener, detected afterwards and the request decided again on what
@@ -59,8 +62,16 @@ final class CaffeineStore implements Store {
      */
     private static final long MAX_UNCERTAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /**
+     * The longest time between two reads of a busy key that Caffeine records: a key with a
+     * long period (a day) is still counted as used by the eviction policy, and its entry moved,
+     * every second.
+     */
+    private static final long MAX_USE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final TimeSource clock;
     private final ConcurrentMap<String, Cell> states;
+    private final Policy<String, Cell> policy;
     private final Policy.VarExpiration<String, Cell> expiration;
     private volatile boolean closed;
 
@@ -86,7 +97,8 @@ final class CaffeineStore implements Store {
                 .executor(Runnable::run)
                 .build();
         this.states = cache.asMap();
-        this.expiration = cache.policy().expireVariably().orElseThrow();
+        this.policy = cache.policy();
+        this.expiration = policy.expireVariably().orElseThrow();
     }
 
     @Override
@@ -110,8 +122,8 @@ final class CaffeineStore implements Store {
     public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
         checkOpen();
         try {
-            Cell cell = states.get(key);
-            Decision denial = cell == null ? null : cell.denialWithoutLock(limits, cost);
+            Cell cell = policy.getIfPresentQuietly(key);
+            Decision denial = cell == null ? null : cell.denialWithoutLock(key, limits, cost);
             return denial != null ? denial : charge(key, cell, limits, cost, KeyState::tryAcquire, Decision::allowed);
         } catch (IllegalArgumentException e) {
             throw e;
@@ -196,9 +208,10 @@ final class CaffeineStore implements Store {
             }
             R result;
             boolean admitted;
+            long nowMicros;
             long stamp = cell.lock.writeLock();
             try {
-                long nowMicros = clock.nowMicros();
+                nowMicros = clock.nowMicros();
                 result = operation.apply(cell.state, limits, nowMicros, amount);
                 admitted = charged.test(result);
                 if (admitted) {
@@ -210,6 +223,7 @@ final class CaffeineStore implements Store {
             } finally {
                 cell.lock.unlockWrite(stamp);
             }
+            cell.used(key, nowMicros);
             if (!admitted || !cell.removed) {
                 // A denial changed nothing; an admission is in a cell the map still holds, whose
                 // expiry it moved past the state's reset.
@@ -252,15 +266,16 @@ final class CaffeineStore implements Store {
     /**
      * One key's state, changed only under its lock's write lock; a denial reads it without.
      *
-     * <p>The entry lives until its state is fully reset and, past that, at least half a longest
-     * period of the key's limits after its last decision, as the peers keep a key: a key that
-     * comes back within its period (most busy keys) is decided in its entry instead of paying
-     * for a new one (the cache's write path, a new state, a new entry to expire). A read moves
-     * the entry's expiry one longest period past now once less than half a period is left, so
-     * a busy key moves it about twice a period, through the entry's own field, not the cache's
-     * write buffer. An expired limit's state is dropped by the next decision ({@link KeyState}),
-     * so the decisions are the same; only an idle key's memory is freed later, at most one
-     * longest period after its last decision.
+     * <p>The entry lives until its state is fully reset and, past that, three quarters to one
+     * longest period of the key's limits after its last decision (at most a second less than
+     * one period), as the peers keep a key: a key that comes back within its period (most busy
+     * keys) is decided in its entry instead of paying for a new one (the cache's write path, a
+     * new state, a new entry to expire). Decisions read the entry quietly; the first one a
+     * quarter period (at most a second) after the last recorded read records one, whose
+     * {@code expireAfterRead} moves the entry's expiry one longest period past now, through the
+     * entry's own field, not the cache's write buffer. An expired limit's state is dropped by
+     * the next decision ({@link KeyState}), so the decisions are the same; only an idle key's
+     * memory is freed later, at most one longest period after its last decision.
      */
     private final class Cell {
 
@@ -277,6 +292,13 @@ final class CaffeineStore implements Store {
         private boolean denying;
         /** How long a read keeps the entry: the longest period of the limits it was created with. */
         private final long keepNanos;
+        /** The time between two reads of this key that Caffeine records: a quarter of {@link #keepNanos}, at most a second. */
+        private final long useIntervalNanos;
+        /**
+         * When a decision next records a read of this entry, in Caffeine's ticks. A hint, written
+         * without the lock: two threads that both record one cost a read more, nothing else.
+         */
+        private volatile long nextUseNanos;
         /**
          * The entry's expiry in Caffeine's ticks as last set here, at most the one Caffeine
          * holds: written by reads that move it (less than they asked for) and by admissions,
@@ -289,8 +311,25 @@ final class CaffeineStore implements Store {
         Cell(KeyState state, long nowMicros, long keepMicros) {
             this.state = state;
             this.keepNanos = microsToNanos(keepMicros);
+            this.useIntervalNanos = Math.min(keepNanos / 4, MAX_USE_INTERVAL_NANOS);
+            this.nextUseNanos = saturatedAdd(microsToNanos(nowMicros), useIntervalNanos);
             this.entryExpiresAtNanos = microsToNanos(
                     Math.max(state.expiresAtMicros(), saturatedAdd(nowMicros, keepMicros)));
+        }
+
+        /**
+         * Tells Caffeine that the key was used at {@code nowMicros}, when the last time it was told
+         * is a quarter period (at most a second) ago: an ordinary read, which moves the entry's
+         * expiry ({@link UntilFullyReset#expireAfterRead}) and counts the key's use for the
+         * eviction policy. Every other decision reads the entry quietly, at the cost of the map's
+         * lookup alone.
+         */
+        void used(String key, long nowMicros) {
+            long nowNanos = microsToNanos(nowMicros);
+            if (nowNanos >= nextUseNanos) {
+                nextUseNanos = saturatedAdd(nowNanos, useIntervalNanos);
+                states.get(key);
+            }
         }
 
         /**
@@ -300,7 +339,7 @@ final class CaffeineStore implements Store {
          * or became locked for writing meanwhile, or when the read failed, as one that saw an
          * array half grown may: the lock then decides, and reports a real failure as before.
          */
-        @Nullable Decision denialWithoutLock(List<Limit> limits, long cost) {
+        @Nullable Decision denialWithoutLock(String key, List<Limit> limits, long cost) {
             if (!denying) {
                 return null;
             }
@@ -309,12 +348,17 @@ final class CaffeineStore implements Store {
                 return null;
             }
             Decision denial;
+            long nowMicros = clock.nowMicros();
             try {
-                denial = state.denial(limits, clock.nowMicros(), cost);
+                denial = state.denial(limits, nowMicros, cost);
             } catch (RuntimeException readWhileChanging) {
                 return null;
             }
-            return lock.validate(stamp) ? denial : null;
+            if (!lock.validate(stamp) || denial == null) {
+                return null;
+            }
+            used(key, nowMicros);
+            return denial;
         }
 
         /**
@@ -359,13 +403,13 @@ final class CaffeineStore implements Store {
         @Override
         public long expireAfterRead(String key, Cell cell, long currentTimeNanos,
                                     long currentDurationNanos) {
-            if (currentDurationNanos >= cell.keepNanos / 2) {
+            // Only the reads a busy key records (Cell.used, a quarter period apart) come here.
+            if (currentDurationNanos >= cell.keepNanos) {
                 return currentDurationNanos;
             }
-            // Less than half a period left: one longest period from now. Caffeine applies it by
-            // compare-and-set, which a concurrent reader whose clock reading is older may win, so
-            // the cell records less than was asked: an admission whose reset lies past that moves
-            // the entry itself.
+            // One longest period from now. Caffeine applies it by compare-and-set, which a
+            // concurrent reader whose clock reading is older may win, so the cell records less
+            // than was asked: an admission whose reset lies past that moves the entry itself.
             long uncertainNanos = Math.min(cell.keepNanos / 4, MAX_UNCERTAIN_NANOS);
             cell.entryExpiresAtNanos = saturatedAdd(currentTimeNanos, cell.keepNanos - uncertainNanos);
             return cell.keepNanos;

@@ -73,6 +73,65 @@ class LocalStoreTest {
     }
 
     @Test
+    void anIdleKeyIsFreedThreeQuartersToOnePeriodAfterItsLastRequest() {
+        // Requests 37 ms apart, stopping at every phase of the quarter-period reads: admitted
+        // ones (100 per second), then mostly lock-free denials (1 per second).
+        for (long permits : new long[] {100, 1}) {
+            Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, permits, Duration.ofSeconds(1));
+            for (int requests = 1; requests <= 60; requests++) {
+                try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+                    for (int i = 0; i < requests; i++) {
+                        if (i > 0) {
+                            clock.advance(Duration.ofMillis(37));
+                        }
+                        store.tryAcquireAndWait("client", List.of(limit), 1);
+                    }
+                    clock.advance(Duration.ofMillis(750));
+                    assertThat(holds(store, "client")).as("%d per second, %d requests: kept 3/4 period", permits,
+                            requests).isTrue();
+                    clock.advance(Duration.ofMillis(250));
+                    assertThat(holds(store, "client")).as("%d per second, %d requests: freed after a period",
+                            permits, requests).isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aKeyOfALongPeriodIsFreedAtMostASecondBeforeItsPeriodEndsAfterItsLastRequest() {
+        Limit limit = Limit.of(Algorithms.GCRA, 1_000_000, Duration.ofDays(1));
+        for (int requests = 1; requests <= 12; requests++) {
+            try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+                for (int i = 0; i < requests; i++) {
+                    // Each admission resets within a tenth of a second: only the reads keep the entry.
+                    clock.advance(Duration.ofMillis(430));
+                    assertThat(store.tryAcquireAndWait("client", List.of(limit), 1).allowed()).isTrue();
+                }
+                clock.advance(Duration.ofDays(1).minusSeconds(1));
+                assertThat(holds(store, "client")).as("%d requests: kept a day less a second", requests).isTrue();
+                clock.advance(Duration.ofSeconds(1));
+                assertThat(holds(store, "client")).as("%d requests: freed after a day", requests).isFalse();
+            }
+        }
+    }
+
+    @Test
+    void aBusyKeyKeepsItsEntryForManyPeriods() {
+        try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
+            Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1));
+            // 50 ms apart for 10 s: the state is reset 10 ms after each request, so only the
+            // recorded reads keep the entry, which must never be freed in between.
+            for (int i = 0; i < 200; i++) {
+                Decision decision = store.tryAcquireAndWait("client", List.of(limit), 1);
+                assertThat(decision.allowed()).isTrue();
+                assertThat(decision.remaining()).isEqualTo(99);
+                clock.advance(Duration.ofMillis(50));
+                assertThat(holds(store, "client")).as("after request %d", i).isTrue();
+            }
+        }
+    }
+
+    @Test
     void aKeyIsKeptUntilItsLastLimitIsReset() {
         try (Store store = LocalStore.builder().clockForTesting(clock).build()) {
             Limit shortLimit = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(1)).named("short");
