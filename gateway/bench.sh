@@ -10,5 +10,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mvn -q -B -pl gateway -am package -DskipTests
-exec java -Xmx1g -cp "gateway/target/test-classes:gateway/target/classes:$(cat gateway/target/bench.classpath)" \
+exec java -Xmx1g -XX:-UseDynamicNumberOfCompilerThreads -cp "gateway/target/test-classes:gateway/target/classes:$(cat gateway/target/bench.classpath)" \
   io.sluice.gateway.GatewayBenchmark "$@"

@@ -71,8 +71,9 @@ public final class GatewayBenchmark {
     private static final int KEYS = 1_000;
     /** Warm-up rounds after the first, at most, while the JIT is still compiling. */
     private static final int EXTRA_WARM_UP_ROUNDS = 8;
-    /** A round in which the JIT compiled this long or less is quiet. */
-    private static final long JIT_QUIET_MILLIS = 5;
+    /** A round in which the JIT's compiler threads ran this share of its time or less is quiet. */
+    private static final double JIT_QUIET_SHARE = 0.01;
+    private static final String JIT_GROUP = "JIT compilers";
     /** The load generator's worker threads' name. */
     private static final String LOAD_THREAD = "load-";
     /** Keys of the leasing mode: few enough that each is busy enough to be leased. */
@@ -236,7 +237,9 @@ public final class GatewayBenchmark {
         try (Gateway onRedis = gateway(config(dir, "spent", "redis", redis.uri(), SPENT_TIER, KEYS), upstream, true);
              Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
             // Each key's one request of the day, then one denial by Redis: the denial the block cache keeps.
-            run(List.of(http(onRedis)), 1, 2 * KEYS, KEYS, null);
+            try (Load load = new Load(1)) {
+                load.run(List.of(http(onRedis)), 2 * KEYS, KEYS, null);
+            }
             HttpResponse<String> denial = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
                     "http://127.0.0.1:" + onRedis.port() + "/v1/things")).header("X-Api-Key", "bench-key-0").build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -321,26 +324,44 @@ public final class GatewayBenchmark {
      * Warms up, then measures and prints every probe's percentiles, with where the threads'
      * time went during the measured run ({@link ThreadTimes}): who ran, and how long they waited
      * for a CPU. The warm-up is half as many requests, then up to {@link #EXTRA_WARM_UP_ROUNDS}
-     * rounds of a tenth as many, until one passes in which the JIT compiled for at most
-     * {@link #JIT_QUIET_MILLIS}: compiling during the measured run would put its pauses, and the
-     * compiler threads' CPU time, into the tail being measured.
+     * rounds of a tenth as many, until one passes in which the JIT's compiler threads ran on a
+     * CPU for at most {@link #JIT_QUIET_SHARE} of the round's time: compiling during the measured
+     * run takes a core from the two the probes share and puts that into the tail being measured.
+     * Their CPU time (schedstat) is the measure, not {@link CompilationMXBean}'s compilation time,
+     * which is wall-clock time and grows with every wait for a CPU on a loaded machine.
      */
     private static Map<String, long[]> measure(Map<String, Probe> probes, int workers, int requests, int keys,
                                                RedisFixture redis) throws Exception {
+        try (Load load = new Load(workers)) {
+            return measure(probes, load, workers, requests, keys, redis);
+        }
+    }
+
+    private static Map<String, long[]> measure(Map<String, Probe> probes, Load load, int workers, int requests,
+                                               int keys, RedisFixture redis) throws Exception {
         List<Probe> list = new ArrayList<>(probes.values());
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         long jitBefore = jit.getTotalCompilationTime();
-        run(list, workers, requests / 2, keys, null);   // warm-up: JIT, connections, scripts loaded
-        System.out.printf("warm-up: %d requests per probe, JIT %d ms%n", requests / 2,
-                jit.getTotalCompilationTime() - jitBefore);
+        long compilersBefore = compilersRunNanos();
+        long warmUpStart = System.nanoTime();
+        load.run(list, requests / 2, keys, null);   // warm-up: JIT, connections, scripts loaded
+        System.out.printf(Locale.ROOT, "warm-up: %d requests per probe in %.1f s, JIT %d ms, compiler threads ran "
+                        + "%.0f ms%n", requests / 2, (System.nanoTime() - warmUpStart) / 1e9,
+                jit.getTotalCompilationTime() - jitBefore, (compilersRunNanos() - compilersBefore) / 1e6);
         int round = Math.max(workers, requests / 10);
         for (int extra = 1; extra <= EXTRA_WARM_UP_ROUNDS; extra++) {
             long before = jit.getTotalCompilationTime();
-            run(list, workers, round, keys, null);
-            long compiled = jit.getTotalCompilationTime() - before;
-            System.out.printf("warm-up round %d: %d requests per probe, JIT %d ms%s%n", extra, round, compiled,
-                    compiled <= JIT_QUIET_MILLIS ? " (quiet)" : "");
-            if (compiled <= JIT_QUIET_MILLIS) {
+            long compilers = compilersRunNanos();
+            long start = System.nanoTime();
+            load.run(list, round, keys, null);
+            long wall = System.nanoTime() - start;
+            long compiled = compilersRunNanos() - compilers;
+            boolean quiet = compiled <= JIT_QUIET_SHARE * wall;
+            System.out.printf(Locale.ROOT, "warm-up round %d: %d requests per probe in %.1f s, JIT %d ms, compiler "
+                            + "threads ran %.0f ms (%.1f%%)%s%n", extra, round, wall / 1e9,
+                    jit.getTotalCompilationTime() - before, compiled / 1e6, 100.0 * compiled / wall,
+                    quiet ? " (quiet)" : "");
+            if (quiet) {
                 break;
             }
         }
@@ -351,7 +372,7 @@ public final class GatewayBenchmark {
         ThreadTimes.Cpu cpuBefore = ThreadTimes.machine();
         long jitAtStart = jit.getTotalCompilationTime();
         long start = System.nanoTime();
-        long[][] nanos = run(list, workers, requests, keys, statuses);
+        long[][] nanos = load.run(list, requests, keys, statuses);
         long wall = System.nanoTime() - start;
         long jitDuring = jit.getTotalCompilationTime() - jitAtStart;
         ThreadTimes.Cpu cpu = ThreadTimes.machine().minus(cpuBefore);
@@ -373,14 +394,22 @@ public final class GatewayBenchmark {
         long ours = groups.values().stream().mapToLong(ThreadTimes.Times::runNanos).sum();
         // /proc/stat counts in clock ticks of 10 ms (USER_HZ 100).
         long busy = cpu.busyTicks() * 10_000_000L;
-        System.out.printf(Locale.ROOT, "the measured run: %.2f s, %d calls timed, JIT %d ms during it%s; the machine's "
-                        + "%d cores %.0f%% busy (%.1f of %.1f core-seconds), other processes ran %.1f s%n", wall / 1e9,
-                calls, jitDuring, jitDuring > JIT_QUIET_MILLIS ? " (NOT quiet)" : "",
+        long compiled = groups.getOrDefault(JIT_GROUP, ThreadTimes.Times.ZERO).runNanos();
+        System.out.printf(Locale.ROOT, "the measured run: %.2f s, %d calls timed, JIT %d ms, compiler threads ran %.0f ms "
+                        + "(%.1f%%%s); the machine's %d cores %.0f%% busy (%.1f of %.1f core-seconds), other processes "
+                        + "ran %.1f s%n", wall / 1e9, calls, jitDuring, compiled / 1e6, 100.0 * compiled / wall,
+                compiled <= JIT_QUIET_SHARE * wall ? ", quiet" : ", NOT quiet",
                 Runtime.getRuntime().availableProcessors(), 100.0 * cpu.busyTicks() / Math.max(1, cpu.allTicks()),
                 busy / 1e9, cpu.allTicks() / 100.0, Math.max(0, busy - ours) / 1e9);
         System.out.println("threads' time during the measured run (schedstat: run on a CPU, waited for one):");
         ThreadTimes.describe(groups, calls).forEach(System.out::println);
         return byName;
+    }
+
+    /** CPU time the JIT's compiler threads have run (those still alive). */
+    private static long compilersRunNanos() {
+        return ThreadTimes.between(Map.of(), ThreadTimes.snapshot(ProcessHandle.current().pid()),
+                GatewayBenchmark::threadGroup).getOrDefault(JIT_GROUP, ThreadTimes.Times.ZERO).runNanos();
     }
 
     /** The group a thread's name (its first 15 characters, as the kernel keeps it) belongs to. */
@@ -396,7 +425,7 @@ public final class GatewayBenchmark {
         } else if (name.startsWith("sluice-")) {
             return "Sluice's own threads";
         } else if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
-            return "JIT compilers";
+            return JIT_GROUP;
         } else if (name.startsWith("GC ") || name.startsWith("G1 ") || name.equals("VM Thread")) {
             return "GC and VM";
         }
@@ -429,49 +458,71 @@ public final class GatewayBenchmark {
         return lines.toString();
     }
 
-    /** Each worker calls every probe in turn; returns the sorted latencies per probe. */
-    private static long[][] run(List<Probe> probes, int workers, int requests, int keys,
-                                Map<Integer, Integer> statuses) throws Exception {
-        int perWorker = requests / workers;
-        AtomicInteger threads = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(workers, task -> new Thread(task, LOAD_THREAD
-                + threads.incrementAndGet()));
-        List<Future<long[][]>> results = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            int worker = w;
-            results.add(pool.submit(() -> {
-                HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                long[][] mine = new long[probes.size()][perWorker];
-                for (int i = 0; i < perWorker; i++) {
-                    String key = "bench-key-" + ((worker * perWorker + i) % keys);
-                    for (int p = 0; p < probes.size(); p++) {
-                        // Start with another probe every round, so that none always goes first.
-                        int probe = (p + i) % probes.size();
-                        long start = System.nanoTime();
-                        int status = probes.get(probe).call(client, key);
-                        mine[probe][i] = System.nanoTime() - start;
-                        if (statuses != null && status != 0) {
-                            synchronized (statuses) {
-                                statuses.merge(status, 1, Integer::sum);
+    /**
+     * The closed-loop load generator: its worker threads and each worker's HTTP client live as
+     * long as it does, so that the warm-up's rounds and the measured run share threads and
+     * connections: a new client per round would open new connections (and start new threads,
+     * whose code paths the JIT then compiles anew) inside the measured run.
+     */
+    private static final class Load implements AutoCloseable {
+
+        private final ExecutorService pool;
+        private final List<HttpClient> clients = new ArrayList<>();
+
+        Load(int workers) {
+            AtomicInteger threads = new AtomicInteger();
+            pool = Executors.newFixedThreadPool(workers, task -> new Thread(task, LOAD_THREAD
+                    + threads.incrementAndGet()));
+            for (int w = 0; w < workers; w++) {
+                clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+            }
+        }
+
+        /** Each worker calls every probe in turn; returns the sorted latencies per probe. */
+        long[][] run(List<Probe> probes, int requests, int keys, Map<Integer, Integer> statuses) throws Exception {
+            int workers = clients.size();
+            int perWorker = requests / workers;
+            List<Future<long[][]>> results = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                int worker = w;
+                HttpClient client = clients.get(w);
+                results.add(pool.submit(() -> {
+                    long[][] mine = new long[probes.size()][perWorker];
+                    for (int i = 0; i < perWorker; i++) {
+                        String key = "bench-key-" + ((worker * perWorker + i) % keys);
+                        for (int p = 0; p < probes.size(); p++) {
+                            // Start with another probe every round, so that none always goes first.
+                            int probe = (p + i) % probes.size();
+                            long start = System.nanoTime();
+                            int status = probes.get(probe).call(client, key);
+                            mine[probe][i] = System.nanoTime() - start;
+                            if (statuses != null && status != 0) {
+                                synchronized (statuses) {
+                                    statuses.merge(status, 1, Integer::sum);
+                                }
                             }
                         }
                     }
-                }
-                return mine;
-            }));
-        }
-        long[][] all = new long[probes.size()][perWorker * workers];
-        for (int w = 0; w < workers; w++) {
-            long[][] mine = results.get(w).get();
-            for (int p = 0; p < probes.size(); p++) {
-                System.arraycopy(mine[p], 0, all[p], w * perWorker, perWorker);
+                    return mine;
+                }));
             }
+            long[][] all = new long[probes.size()][perWorker * workers];
+            for (int w = 0; w < workers; w++) {
+                long[][] mine = results.get(w).get();
+                for (int p = 0; p < probes.size(); p++) {
+                    System.arraycopy(mine[p], 0, all[p], w * perWorker, perWorker);
+                }
+            }
+            for (long[] latencies : all) {
+                Arrays.sort(latencies);
+            }
+            return all;
         }
-        pool.shutdown();
-        for (long[] latencies : all) {
-            Arrays.sort(latencies);
+
+        @Override
+        public void close() {
+            pool.shutdown();
         }
-        return all;
     }
 
     private static double pct(long[] sorted, double percentile) {
@@ -492,7 +543,9 @@ public final class GatewayBenchmark {
             URI target = URI.create("http://127.0.0.1:" + gateway.port() + "/v1/things");
             // Known keys first, so that the store and the JIT are warm and only the flood differs; their
             // per-day state stays in Redis, so its key count shows what the flood adds.
-            run(List.of(http(gateway)), workers, 20_000, KEYS, null);
+            try (Load load = new Load(workers)) {
+                load.run(List.of(http(gateway)), 20_000, KEYS, null);
+            }
             long keysBefore = redisKeys(redis);
             long heapBefore = heapAfterGc();
             Map<Integer, Integer> statuses = new TreeMap<>();
