@@ -32,6 +32,11 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public abstract class DecisionBenchmark {
 
+    /** The key {@link #checkAdmissions} uses: not among any pattern's keys. */
+    private static final String CHECKED_KEY = "sluice-jmh-admission-check";
+    /** The most calls {@link #checkAdmissions} makes. */
+    private static final long MOST_CHECKED_CALLS = 1_000;
+
     /** The limits each request is checked against. */
     @Param
     public LimitShape limits;
@@ -49,6 +54,7 @@ public abstract class DecisionBenchmark {
         try {
             limiter = createLimiter(limits);
             keyArray = keys(keys);
+            checkAdmissions(limiter, limits);
         } catch (Exception | Error e) {
             // JMH skips the tear-down of a failed set-up: stop the servers here, or they outlive the run.
             if (limiter != null) {
@@ -73,6 +79,37 @@ public abstract class DecisionBenchmark {
     @Benchmark
     public boolean decide(ThreadKeys threadKeys) {
         return limiter.tryAcquire(threadKeys.next(keyArray), 1);
+    }
+
+    /**
+     * Fails the trial when the limiter admits more than the shape's first limit allows on a key
+     * of its own (never measured): a limiter that admits everything (a
+     * floor whose state expired at once did) measures a cheaper path than its peers. Asks
+     * three bursts' worth in a row, so even a fixed window (two bursts across a boundary)
+     * must deny some. Skipped when that would take more than a thousand
+     * calls ({@link LimitShape#HIGH}, which admits almost everything anyway). Not timed.
+     */
+    static void checkAdmissions(Limiter limiter, LimitShape shape) {
+        LimitShape.Spec limit = shape.specs().get(0);
+        long calls = 3 * limit.permits();
+        if (calls > MOST_CHECKED_CALLS) {
+            return;
+        }
+        long started = System.nanoTime();
+        long admitted = 0;
+        for (long i = 0; i < calls; i++) {
+            if (limiter.tryAcquire(CHECKED_KEY, 1)) {
+                admitted++;
+            }
+        }
+        long elapsed = System.nanoTime() - started;
+        // The burst, one more for each period begun (a window's boundary, or refills).
+        long allowed = limit.permits() * (2 + elapsed / limit.period().toNanos());
+        if (admitted > allowed) {
+            throw new IllegalStateException(limiter.getClass().getSimpleName() + " admitted " + admitted + " of "
+                    + calls + " requests in " + elapsed / 1_000_000 + " ms on one key, where " + limit.name()
+                    + " allows at most " + allowed + ": it does not enforce the limit it is measured with");
+        }
     }
 
     /** Creates the chosen implementation's limiter, starting the servers it needs first. */

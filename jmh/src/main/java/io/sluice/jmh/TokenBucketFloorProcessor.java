@@ -15,12 +15,18 @@ import org.jspecify.annotations.Nullable;
  * The floor of a Hazelcast decision: a minimal token bucket ({@code [tokens, last refill]} as
  * a {@code long[]}) in a plain entry processor on the key's owner, with a TTL. The cost of
  * one call to the owner, against which Sluice's and Bucket4j's processors are read; not a peer.
+ *
+ * <p>Hazelcast keeps an entry's time to live in whole seconds, truncated: a TTL given in
+ * milliseconds below a second became none, the entry went at once, and the floor admitted
+ * every request (a hot key measured writes, not denials). The TTL is so rounded up to whole
+ * seconds, with one more, as Sluice's store does.
  */
 final class TokenBucketFloorProcessor implements EntryProcessor<String, long[], Boolean>, IdentifiedDataSerializable {
 
     static final int FACTORY_ID = 0x51CE;
     private static final int CLASS_ID = 1;
     private static final long serialVersionUID = 1L;
+    private static final long MICROS_PER_SECOND = 1_000_000;
 
     private long capacity;
     private long microsPerToken;
@@ -51,8 +57,13 @@ final class TokenBucketFloorProcessor implements EntryProcessor<String, long[], 
         }
         long ttlMicros = (capacity - tokens + cost) * microsPerToken;
         ((ExtendedMapEntry<String, long[]>) entry).setValue(new long[] {tokens - cost, last},
-                Math.max(1, ttlMicros / 1_000), TimeUnit.MILLISECONDS);
+                ttlSeconds(ttlMicros), TimeUnit.SECONDS);
         return true;
+    }
+
+    /** A TTL of {@code ttlMicros} in the whole seconds Hazelcast keeps: rounded up, plus one. */
+    static long ttlSeconds(long ttlMicros) {
+        return (Math.max(0, ttlMicros) + MICROS_PER_SECOND - 1) / MICROS_PER_SECOND + 1;
     }
 
     @Override
