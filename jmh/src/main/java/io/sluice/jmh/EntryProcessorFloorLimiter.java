@@ -12,7 +12,8 @@ import java.util.concurrent.TimeoutException;
 final class EntryProcessorFloorLimiter implements Limiter {
 
     private final IMap<String, long[]> buckets;
-    private final TokenBucketFloorProcessor takeOne;
+    private final long capacity;
+    private final long microsPerToken;
     private final boolean submitted;
 
     EntryProcessorFloorLimiter(HazelcastCluster cluster, LimitShape shape) {
@@ -25,8 +26,8 @@ final class EntryProcessorFloorLimiter implements Limiter {
         this.buckets = cluster.caller().getMap("sluice-jmh-floor");
         LimitShape.Spec limit = shape.specs().get(0);
         long periodMicros = limit.period().toNanos() / 1_000;
-        this.takeOne = new TokenBucketFloorProcessor(limit.permits(),
-                (periodMicros + limit.permits() - 1) / limit.permits(), 1);
+        this.capacity = limit.permits();
+        this.microsPerToken = (periodMicros + limit.permits() - 1) / limit.permits();
     }
 
     @Override
@@ -34,6 +35,9 @@ final class EntryProcessorFloorLimiter implements Limiter {
         if (cost != 1) {
             throw new IllegalArgumentException("the floor takes one token per request: " + cost);
         }
+        // A processor per call, as Sluice and Bucket4j make: it remembers whether it wrote, and
+        // a call on a key this member owns runs the very object.
+        TokenBucketFloorProcessor takeOne = new TokenBucketFloorProcessor(capacity, microsPerToken, 1);
         if (!submitted) {
             return buckets.executeOnKey(key, takeOne);
         }

@@ -20,6 +20,11 @@ import org.jspecify.annotations.Nullable;
  * milliseconds below a second became none, the entry went at once, and the floor admitted
  * every request (a hot key measured writes, not denials). The TTL is so rounded up to whole
  * seconds, with one more, as Sluice's store does.
+ *
+ * <p>Backups get this processor only when it wrote (Hazelcast's default backup processor is
+ * the processor itself, which sent a backup for every denial too, a second packet per call
+ * that neither Sluice nor Bucket4j sends). A backup runs it with the backup's clock: a floor
+ * need not store exactly the owner's state.
  */
 final class TokenBucketFloorProcessor implements EntryProcessor<String, long[], Boolean>, IdentifiedDataSerializable {
 
@@ -31,6 +36,8 @@ final class TokenBucketFloorProcessor implements EntryProcessor<String, long[], 
     private long capacity;
     private long microsPerToken;
     private long cost;
+    /** Whether {@link #process} wrote, asked by Hazelcast afterwards on the same instance. */
+    private transient boolean wrote;
 
     TokenBucketFloorProcessor(long capacity, long microsPerToken, long cost) {
         this.capacity = capacity;
@@ -58,7 +65,13 @@ final class TokenBucketFloorProcessor implements EntryProcessor<String, long[], 
         long ttlMicros = (capacity - tokens + cost) * microsPerToken;
         ((ExtendedMapEntry<String, long[]>) entry).setValue(new long[] {tokens - cost, last},
                 ttlSeconds(ttlMicros), TimeUnit.SECONDS);
+        wrote = true;
         return true;
+    }
+
+    @Override
+    public @Nullable EntryProcessor<String, long[], Boolean> getBackupProcessor() {
+        return wrote ? this : null;
     }
 
     /** A TTL of {@code ttlMicros} in the whole seconds Hazelcast keeps: rounded up, plus one. */
