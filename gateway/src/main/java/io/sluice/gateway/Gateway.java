@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.proxy.ProxyHandler;
 import org.eclipse.jetty.server.Server;
@@ -114,8 +115,8 @@ final class Gateway implements AutoCloseable {
 
             Server proxy = new Server();
             proxy.addConnector(connector(proxy, settings.host(), settings.port()));
-            ProxyHandler.Reverse forward = new ProxyHandler.Reverse(request -> upstreamUri(settings.upstream(),
-                    request.getHttpURI()));
+            UnaryOperator<HttpURI> toUpstream = upstreamUris(settings.upstream());
+            ProxyHandler.Reverse forward = new ProxyHandler.Reverse(request -> toUpstream.apply(request.getHttpURI()));
             proxy.setHandler(new GracefulHandler(settings.limiting()
                     ? new LimitingHandler(limiter, recorder, forward) : forward));
             proxy.setStopTimeout(settings.shutdownTimeout().toMillis());
@@ -149,10 +150,20 @@ final class Gateway implements AutoCloseable {
         return connector;
     }
 
-    /** The upstream's scheme, host and port (and path prefix), with the request's path and query. */
-    private static HttpURI upstreamUri(URI upstream, HttpURI request) {
-        String prefix = upstream.getRawPath() == null ? "" : upstream.getRawPath().replaceAll("/+$", "");
-        return HttpURI.build(upstream.toString()).path(prefix + request.getPath()).query(request.getQuery());
+    /**
+     * Where each request goes: the upstream's scheme, host and port (and path prefix), with the
+     * request's path and query. The upstream is parsed and its prefix trimmed once, here: per
+     * request, that was a regular expression compiled and a URI parsed on every forwarded call.
+     */
+    static UnaryOperator<HttpURI> upstreamUris(URI upstream) {
+        String path = upstream.getRawPath() == null ? "" : upstream.getRawPath();
+        int end = path.length();
+        while (end > 0 && path.charAt(end - 1) == '/') {
+            end--;
+        }
+        String prefix = path.substring(0, end);
+        HttpURI base = HttpURI.from(upstream.toString());
+        return request -> HttpURI.build(base).path(prefix + request.getPath()).query(request.getQuery());
     }
 
     /** The port of the proxy. */

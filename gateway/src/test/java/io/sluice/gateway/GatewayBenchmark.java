@@ -422,6 +422,8 @@ public final class GatewayBenchmark {
             return "Lettuce";
         } else if (name.startsWith(DemoUpstream.THREADS)) {
             return "upstream";
+        } else if (name.startsWith("ForkJoinPool")) {
+            return "common pool";
         } else if (name.startsWith("sluice-")) {
             return "Sluice's own threads";
         } else if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {

@@ -103,5 +103,6 @@ class ThreadTimesTest {
         assertThat(GatewayBenchmark.threadGroup("demo-upstream-1")).isEqualTo("upstream");
         assertThat(GatewayBenchmark.threadGroup("lettuce-nioEven")).isEqualTo("Lettuce");
         assertThat(GatewayBenchmark.threadGroup("C2 CompilerThre")).isEqualTo("JIT compilers");
+        assertThat(GatewayBenchmark.threadGroup("ForkJoinPool.co")).isEqualTo("common pool");
     }
 }
