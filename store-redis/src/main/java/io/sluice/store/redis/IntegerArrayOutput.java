@@ -3,17 +3,19 @@ package io.sluice.store.redis;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The reply of a Sluice script, parsed straight into a {@code long[]}: an array of integers
- * (a decision, a lease), or one integer (a give-back), as one array of its own. Lettuce's
- * script output would build a list of boxed {@code Long}s per decision instead.
+ * The reply of a Sluice script, parsed straight into a {@code long[]}: one string of big-endian
+ * 64-bit integers ({@code struct.pack}: a decision), an array of integers (a lease), or one
+ * integer (a give-back), as one array of its own. Lettuce's script output would build a list
+ * of boxed {@code Long}s per decision instead.
  *
- * <p>Any other reply (a string, a nested array) is an error of the command, never a
- * misread number.
+ * <p>Any other reply (a string of another length, a string in an array, a nested array) is
+ * an error of the command, never a misread number.
  */
 final class IntegerArrayOutput extends CommandOutput<String, String, long[]> {
 
@@ -50,6 +52,13 @@ final class IntegerArrayOutput extends CommandOutput<String, String, long[]> {
 
     @Override
     public void set(@Nullable ByteBuffer bytes) {
+        if (!array && bytes != null && bytes.remaining() % Long.BYTES == 0) {
+            long[] packed = new long[bytes.remaining() / Long.BYTES];
+            // Big-endian, as struct.pack's '>' writes; a slice, so Lettuce's buffer keeps its order.
+            bytes.slice().order(ByteOrder.BIG_ENDIAN).asLongBuffer().get(packed);
+            output = packed;
+            return;
+        }
         setError("unexpected reply from a Sluice script: a string or nil where integers belong: "
                 + (bytes == null ? "nil" : StandardCharsets.UTF_8.decode(bytes)));
     }

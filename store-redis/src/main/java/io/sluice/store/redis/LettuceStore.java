@@ -1,11 +1,14 @@
 package io.sluice.store.redis;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
 import io.sluice.algorithms.LeaseArguments;
@@ -37,11 +40,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Redis store: one {@code EVALSHA} of {@link LuaScript#DECIDE} per decision, over one
- * Lettuce connection (standalone or cluster), with Redis {@code TIME} as the clock.
+ * The Redis store: one {@code FCALL} of the decision function of {@link LuaLibrary#SLUICE} per
+ * decision when every master runs Redis 7 or later, else one {@code EVALSHA} of
+ * {@link LuaScript#DECIDE}, over one Lettuce connection (standalone or cluster), with Redis
+ * {@code TIME} as the clock.
  */
 final class LettuceStore implements Store, InstanceCount {
 
@@ -65,15 +71,41 @@ final class LettuceStore implements Store, InstanceCount {
     /** An admitted transition's state stays in Redis; the Java side never sees it. */
     private static final long[] STATE_IN_REDIS = new long[0];
 
-    /** The commands of one open connection, and how to close it (and the client the store owns). */
-    record Connection(RedisClusterAsyncCommands<String, String> commands, Runnable closer) {
+    /**
+     * The commands of one open connection, the commands of each master (the one server, or
+     * every master of a cluster that serves slots, on the current topology), and how to close
+     * the connection (and the client the store owns).
+     */
+    record Connection(RedisClusterAsyncCommands<String, String> commands,
+                      Supplier<CompletableFuture<List<RedisClusterAsyncCommands<String, String>>>> masters,
+                      Runnable closer) {
     }
+
+    /** The commands of Redis Functions, which Lettuce 6.2 does not know. */
+    private enum FunctionCommand implements ProtocolKeyword {
+        FCALL, FUNCTION;
+
+        private final byte[] bytes = name().getBytes(StandardCharsets.US_ASCII);
+
+        @Override
+        public byte[] getBytes() {
+            return bytes;
+        }
+    }
+
+    /** The error of an {@code FCALL} of a function Redis does not have (flushed, or a new node). */
+    private static final String FUNCTION_NOT_FOUND = "ERR Function not found";
 
     /** A {@code SCRIPT LOAD} and when it was sent (System.nanoTime). */
     private record ScriptLoad(long startedAt, CompletableFuture<String> done) {
     }
 
     private final RedisClusterAsyncCommands<String, String> commands;
+    private final Supplier<CompletableFuture<List<RedisClusterAsyncCommands<String, String>>>> masters;
+    /** {@code FCALL} of {@link LuaLibrary#SLUICE} when true, else {@code EVALSHA}: chosen once, by {@link #loadFunctions}. */
+    private final boolean functions;
+    /** Whether decisions and leases read a limit's state in key schema 1 when the client's key has none. */
+    private final boolean readKeySchema1;
     private final Runnable closer;
     private final Duration commandTimeout;
     private final long timeoutNanos;
@@ -82,18 +114,22 @@ final class LettuceStore implements Store, InstanceCount {
     private final @Nullable TimeSource clockForTesting;
     /** Announces this store to the others on the same Redis; {@code null} when counting instances is off. */
     private final @Nullable Heartbeat heartbeat;
-    /** The latest load of each script; guarded by this. */
-    private final Map<LuaScript, ScriptLoad> loads = new HashMap<>();
+    /** The latest load of each script, or of the library; guarded by this. */
+    private final Map<Object, ScriptLoad> loads = new HashMap<>();
 
     /**
-     * @param closer closes the connection, and the client when the store created it
+     * @param functions whether to call the library's functions ({@link #loadFunctions} loaded it) or run scripts
+     * @param readKeySchema1 whether to read the state of key schema 1 of a limit that the client's key lacks
      * @param clockForTesting the test-only clock override, or {@code null} for Redis {@code TIME}
      * @param heartbeat this store's announcement to the others, or {@code null} when it does not count instances
      */
-    LettuceStore(RedisClusterAsyncCommands<String, String> commands, Runnable closer,
-                 Duration commandTimeout, @Nullable TimeSource clockForTesting, @Nullable Heartbeat heartbeat) {
-        this.commands = commands;
-        this.closer = closer;
+    LettuceStore(Connection connection, boolean functions, boolean readKeySchema1, Duration commandTimeout,
+                 @Nullable TimeSource clockForTesting, @Nullable Heartbeat heartbeat) {
+        this.readKeySchema1 = readKeySchema1;
+        this.commands = connection.commands();
+        this.masters = connection.masters();
+        this.closer = connection.closer();
+        this.functions = functions;
         this.commandTimeout = commandTimeout;
         this.timeoutNanos = commandTimeout.toNanos();
         this.deadlines = new Deadlines("sluice-redis-timeouts-", commandTimeout);
@@ -123,17 +159,17 @@ final class LettuceStore implements Store, InstanceCount {
     }
 
     /**
-     * {@code EVALSHA}'s arguments for decide.lua: its SHA-1; the client's key, each limit's key
-     * in schema 1 and each sliding log's list; the clock, the cost and the limits' arguments.
+     * {@code FCALL}'s or {@code EVALSHA}'s arguments for decide.lua: the function's name or the
+     * script's SHA-1; the client's key, each limit's key in schema 1 (when it is read) and each
+     * sliding log's list; the clock, the cost and the limits' arguments.
      */
     private CommandArgs<String, String> decideArguments(String key, List<Limit> limits, long cost) {
         LimitArguments limitArguments = limitArguments(limits);
         String clientKey = RedisKeys.key(key);
-        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(LuaScript.DECIDE.encodedSha1())
-                .add(decimal(1 + limits.size() + limitArguments.logs())).addKey(clientKey);
-        for (Limit limit : limits) {
-            args.addKey(RedisKeys.version1Key(clientKey, limit.name()));
-        }
+        int version1Keys = readKeySchema1 ? limits.size() : 0;
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.DECIDE))
+                .add(decimal(1 + version1Keys + limitArguments.logs())).addKey(clientKey);
+        addVersion1Keys(args, clientKey, limits);
         if (limitArguments.logs() > 0) {
             for (Limit limit : limits) {
                 if (limit.algorithm() == Algorithms.SLIDING_LOG) {
@@ -160,14 +196,37 @@ final class LettuceStore implements Store, InstanceCount {
                 logs++;
             }
         }
-        LimitArguments computed = new LimitArguments(limits.toArray(new Limit[0]), encoded(limits), logs);
+        LimitArguments computed = new LimitArguments(limits.toArray(new Limit[0]), packed(limits, readKeySchema1), logs);
         lastLimitArguments = computed;
         return computed;
     }
 
     /**
-     * Per limit: name, algorithm id, permits, burst and period, encoded once. Lettuce's
-     * arguments are immutable, so one set serves every call that adds it.
+     * decide.lua's arguments of these limits, encoded once: one MessagePack array of 1 when
+     * schema 1 is read (else 0) and the algorithm id, permits, burst and period of each limit,
+     * then each limit's name. Lettuce's arguments are immutable, so one set serves every call
+     * that adds it.
+     */
+    private static CommandArgs<String, String> packed(List<Limit> limits, boolean readKeySchema1) {
+        long[] numbers = new long[1 + 4 * limits.size()];
+        numbers[0] = readKeySchema1 ? 1 : 0;
+        for (int i = 0; i < limits.size(); i++) {
+            Limit limit = limits.get(i);
+            numbers[1 + 4 * i] = algorithmId(limit);
+            numbers[2 + 4 * i] = limit.permits();
+            numbers[3 + 4 * i] = limit.burst();
+            numbers[4 + 4 * i] = limit.periodMicros();
+        }
+        CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8).add(MessagePack.array(numbers));
+        for (Limit limit : limits) {
+            arguments.addValue(limit.name());
+        }
+        return arguments;
+    }
+
+    /**
+     * lease.lua's and give-back.lua's arguments of these limits: per limit, name, algorithm id,
+     * permits, burst and period.
      */
     private static CommandArgs<String, String> encoded(List<Limit> limits) {
         CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8);
@@ -178,7 +237,7 @@ final class LettuceStore implements Store, InstanceCount {
         return arguments;
     }
 
-    /** The script arguments of some limits, and how many of them are sliding logs. */
+    /** decide.lua's arguments of some limits, and how many of them are sliding logs. */
     private record LimitArguments(Limit[] limits, CommandArgs<String, String> arguments, int logs) {
 
         boolean isFor(List<Limit> others) {
@@ -202,11 +261,9 @@ final class LettuceStore implements Store, InstanceCount {
             return CompletableFuture.failedFuture(e);
         }
         String clientKey = RedisKeys.key(key);
-        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(LuaScript.LEASE.encodedSha1())
-                .add(decimal(1 + limits.size())).addKey(clientKey);
-        for (Limit limit : limits) {
-            args.addKey(RedisKeys.version1Key(clientKey, limit.name()));
-        }
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.LEASE))
+                .add(decimal(1 + (readKeySchema1 ? limits.size() : 0))).addKey(clientKey);
+        addVersion1Keys(args, clientKey, limits);
         args.add(clock()).add(decimal(maxTokens)).addAll(encoded(limits));
         return run(LuaScript.LEASE, args, reply -> lease(limits, reply));
     }
@@ -221,10 +278,19 @@ final class LettuceStore implements Store, InstanceCount {
         if (unusedTokens == 0) {
             return CompletableFuture.completedFuture(null);
         }
-        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(LuaScript.GIVE_BACK.encodedSha1())
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.GIVE_BACK))
                 .add(decimal(1)).addKey(RedisKeys.key(key))
                 .add(clock()).add(decimal(unusedTokens)).add(decimal(lease.takenAtMicros())).addAll(encoded(limits));
         return run(LuaScript.GIVE_BACK, args, written -> null);
+    }
+
+    /** Each limit's key in schema 1, when the store reads it. */
+    private void addVersion1Keys(CommandArgs<String, String> args, String clientKey, List<Limit> limits) {
+        if (readKeySchema1) {
+            for (Limit limit : limits) {
+                args.addKey(RedisKeys.version1Key(clientKey, limit.name()));
+            }
+        }
     }
 
     @Override
@@ -237,21 +303,90 @@ final class LettuceStore implements Store, InstanceCount {
     }
 
     /**
-     * Loads the decision script (on every node of a cluster) and runs it a few times without
-     * limits, when it only reads one key: the connection, the script cache and the code of
-     * the decision path are ready before the first decision.
+     * Whether the store can call Redis Functions, and if so loads {@link LuaLibrary#SLUICE}
+     * ({@code FUNCTION LOAD REPLACE}) on every master: when every master runs Redis 7 or later
+     * ({@code redis_version} of {@code INFO server}) and the user may load functions. A
+     * {@code NOPERM} answer to the load (an ACL without {@code FUNCTION}) leaves the store on
+     * scripts; so does one master older than 7 in a cluster.
+     *
+     * @throws StoreUnavailableException when Redis does not answer within {@code bound}
+     */
+    static boolean loadFunctions(Supplier<CompletableFuture<List<RedisClusterAsyncCommands<String, String>>>> masters,
+                                 Duration bound) {
+        try {
+            List<RedisClusterAsyncCommands<String, String>> all = masters.get().get(bound.toNanos(), TimeUnit.NANOSECONDS);
+            List<CompletableFuture<String>> infos = new ArrayList<>();
+            for (RedisClusterAsyncCommands<String, String> master : all) {
+                infos.add(master.info("server").toCompletableFuture());
+            }
+            for (CompletableFuture<String> info : infos) {
+                if (majorVersion(info.get(bound.toNanos(), TimeUnit.NANOSECONDS)) < 7) {
+                    return false;
+                }
+            }
+            loadLibrary(all).get(bound.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException("interrupted while loading the Redis functions", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : unwrap(e.getCause());
+            if (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("NOPERM")) {
+                return false;
+            }
+            throw new StoreUnavailableException("Redis did not load the functions: " + cause, cause);
+        } catch (TimeoutException e) {
+            throw new StoreUnavailableException("Redis did not answer INFO and FUNCTION LOAD within "
+                    + bound.toMillis() + " ms", e);
+        }
+    }
+
+    /** The major version of {@code redis_version} in the text of {@code INFO server}, or 0 when it has none. */
+    static int majorVersion(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length()).trim();
+                int dot = version.indexOf('.');
+                try {
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot));
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** {@code FUNCTION LOAD REPLACE} of the library on each of these masters: its name once all answered. */
+    private static CompletableFuture<String> loadLibrary(List<RedisClusterAsyncCommands<String, String>> masters) {
+        List<CompletableFuture<String>> loads = new ArrayList<>();
+        for (RedisClusterAsyncCommands<String, String> master : masters) {
+            loads.add(master.dispatch(FunctionCommand.FUNCTION, new StatusOutput<>(StringCodec.UTF8),
+                    new CommandArgs<>(StringCodec.UTF8).add("LOAD").add("REPLACE").add(LuaLibrary.SLUICE.code()))
+                    .toCompletableFuture());
+        }
+        return CompletableFuture.allOf(loads.toArray(new CompletableFuture<?>[0]))
+                .thenApply(loaded -> LuaLibrary.SLUICE.name());
+    }
+
+    /**
+     * Loads the scripts (on every node of a cluster) unless the store calls functions, which
+     * {@link #loadFunctions} loaded, and runs the decision a few times without limits, when it
+     * only reads one key: the connection, Redis's script cache and the code of the decision path
+     * are ready before the first decision.
      *
      * @throws StoreUnavailableException when that does not succeed within {@code bound}
      */
     void warmUp(Duration bound) {
         long deadline = System.nanoTime() + bound.toNanos();
         try {
-            commands.scriptLoad(LuaScript.DECIDE.body()).get(bound.toNanos(), TimeUnit.NANOSECONDS);
-            for (LuaScript leasing : List.of(LuaScript.LEASE, LuaScript.GIVE_BACK)) {
-                commands.scriptLoad(leasing.body()).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (!functions) {
+                for (LuaScript script : List.of(LuaScript.DECIDE, LuaScript.LEASE, LuaScript.GIVE_BACK)) {
+                    commands.scriptLoad(script.body()).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                }
             }
             for (int i = 0; i < WARM_UP_CALLS; i++) {
-                evalsha(decideArguments(WARM_UP_IDENTITY, List.of(), 1))
+                call(decideArguments(WARM_UP_IDENTITY, List.of(), 1))
                         .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {
@@ -264,9 +399,10 @@ final class LettuceStore implements Store, InstanceCount {
     }
 
     /**
-     * Runs a script: {@code EVALSHA}, and only when a node answers {@code NOSCRIPT} (it never
-     * ran the script: restarted, failed over, flushed) {@code SCRIPT LOAD} (on every node of a
-     * cluster) and {@code EVALSHA} once more. Nothing else is retried: a command that failed
+     * Runs a script: {@code FCALL} of its function or {@code EVALSHA}, and only when a node
+     * answers that it has no such function or {@code NOSCRIPT} (restarted, failed over, flushed,
+     * a node added) {@code FUNCTION LOAD} (on every master) or {@code SCRIPT LOAD} (on every
+     * node of a cluster) and the call once more. Nothing else is retried: a command that failed
      * or timed out may have run, and running it again could charge a request twice. A
      * timed-out command is cancelled so that Lettuce never sends it after a reconnect.
      */
@@ -286,7 +422,7 @@ final class LettuceStore implements Store, InstanceCount {
             implements BiConsumer<long[], Throwable>, Deadlines.Expirable {
 
         private final LuaScript script;
-        /** {@code EVALSHA}'s arguments: the script's SHA-1, the keys and the script's arguments. */
+        /** {@code FCALL}'s or {@code EVALSHA}'s arguments: the function or the SHA-1, the keys and the arguments. */
         private final CommandArgs<String, String> args;
         private final Function<long[], R> onReply;
         private final long sentAt;
@@ -302,7 +438,7 @@ final class LettuceStore implements Store, InstanceCount {
         }
 
         void send() {
-            RedisFuture<long[]> sent = evalsha(args);
+            RedisFuture<long[]> sent = call(args);
             command = sent;
             if (isDone()) {
                 sent.cancel(false);
@@ -324,7 +460,7 @@ final class LettuceStore implements Store, InstanceCount {
                 return;
             }
             Throwable cause = unwrap(error);
-            if (cause instanceof RedisNoScriptException && !retried) {
+            if (!retried && (cause instanceof RedisNoScriptException || functionNotFound(cause))) {
                 retried = true;
                 // Retried even when the load failed: in a cluster it fails when any node is down,
                 // yet may have reached the node that answered NOSCRIPT.
@@ -356,25 +492,39 @@ final class LettuceStore implements Store, InstanceCount {
         }
     }
 
-    /** Sends one {@code EVALSHA}, its reply parsed into a {@code long[]}. */
-    private RedisFuture<long[]> evalsha(CommandArgs<String, String> args) {
-        return commands.dispatch(CommandType.EVALSHA, new IntegerArrayOutput(), args);
+    /** Sends one {@code FCALL} or {@code EVALSHA}, its reply parsed into a {@code long[]}. */
+    private RedisFuture<long[]> call(CommandArgs<String, String> args) {
+        return commands.dispatch(functions ? FunctionCommand.FCALL : CommandType.EVALSHA, new IntegerArrayOutput(), args);
+    }
+
+    /** What {@code FCALL} or {@code EVALSHA} names: the script's function, or the script's SHA-1. */
+    private byte[] called(LuaScript script) {
+        return functions ? script.encodedFunction() : script.encodedSha1();
+    }
+
+    private static boolean functionNotFound(Throwable error) {
+        return error instanceof RedisCommandExecutionException
+                && String.valueOf(error.getMessage()).startsWith(FUNCTION_NOT_FOUND);
     }
 
     /**
-     * A {@code SCRIPT LOAD} of the script that started after a command sent at {@code sentAt}
-     * (System.nanoTime) was sent, so that it runs after that command on its node: the one
-     * already under way when there is one, else a new one. After a restart or a flush, the
-     * many decisions in flight that all get {@code NOSCRIPT} share one load.
+     * A {@code SCRIPT LOAD} of the script, or a {@code FUNCTION LOAD} of the library on every
+     * master, that started after a command sent at {@code sentAt} (System.nanoTime) was sent,
+     * so that it runs after that command on its node: the one already under way when there is
+     * one, else a new one. After a restart or a flush, the many decisions in flight that all get
+     * {@code NOSCRIPT} or no function share one load.
      */
     private synchronized CompletableFuture<String> loaded(LuaScript script, long sentAt) {
-        ScriptLoad load = loads.get(script);
+        Object loaded = functions ? LuaLibrary.SLUICE : script;
+        ScriptLoad load = loads.get(loaded);
         if (load == null || load.startedAt() - sentAt < 0) {
             long startedAt = System.nanoTime();
+            CompletableFuture<String> done = functions
+                    ? masters.get().thenCompose(LettuceStore::loadLibrary)
+                    : commands.scriptLoad(script.body()).toCompletableFuture();
             // Bounded: the store's own client has no command timeout of its own.
-            load = new ScriptLoad(startedAt, commands.scriptLoad(script.body()).toCompletableFuture()
-                    .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS));
-            loads.put(script, load);
+            load = new ScriptLoad(startedAt, done.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS));
+            loads.put(loaded, load);
         }
         return load.done();
     }

@@ -1,44 +1,49 @@
 package io.sluice.store.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A script the store runs with {@code EVALSHA}: resource files of this package concatenated
- * once, at class initialisation, with the SHA-1 that Redis computes for it.
+ * once, at class initialisation, with the SHA-1 that Redis computes for it. A driver's script
+ * ends with a call of its driver function (script-*.lua), which {@link LuaLibrary} registers as
+ * a Redis Function too.
  */
 final class LuaScript {
 
     /** The five algorithms and the driver that decides one request against all its limits. */
-    static final LuaScript DECIDE = concatenate("common.lua", "fixed-window.lua", "sliding-log.lua",
-            "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua", "decide.lua");
+    static final LuaScript DECIDE = driver("decide", "common.lua", "fixed-window.lua", "sliding-log.lua",
+            "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua", "decide.lua", "script-decide.lua");
 
     /** The leasable algorithms (no sliding log) and the driver that takes a lease of a client's limits. */
-    static final LuaScript LEASE = concatenate("common.lua", "fixed-window.lua", "sliding-window-counter.lua",
-            "token-bucket.lua", "gcra.lua", "lease.lua");
+    static final LuaScript LEASE = driver("lease", "common.lua", "fixed-window.lua", "sliding-window-counter.lua",
+            "token-bucket.lua", "gcra.lua", "lease.lua", "script-lease.lua");
 
     /** What gives back the unused tokens of a lease (each algorithm's give-back is in it). */
-    static final LuaScript GIVE_BACK = concatenate("common.lua", "give-back.lua");
+    static final LuaScript GIVE_BACK = driver("give_back", "common.lua", "give-back.lua", "script-give-back.lua");
 
     /** One beat of a limiter instance: register or leave, drop the expired, count the live. */
-    static final LuaScript HEARTBEAT = concatenate("common.lua", "heartbeat.lua");
+    static final LuaScript HEARTBEAT = new LuaScript(LuaLibrary.read("common.lua", "heartbeat.lua"), null);
 
     private final String body;
     private final String sha1;
     private final byte[] encodedSha1;
+    private final byte @Nullable [] encodedFunction;
 
-    private LuaScript(String body) {
+    /** @param function the driver's name in {@link LuaLibrary}, or {@code null} when it is not in the library */
+    private LuaScript(String body, @Nullable String function) {
         this.body = body;
-        this.sha1 = sha1(body);
+        this.sha1 = LuaLibrary.sha1(body);
         this.encodedSha1 = sha1.getBytes(StandardCharsets.US_ASCII);
+        this.encodedFunction = function == null ? null
+                : LuaLibrary.SLUICE.functionName(function).getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** The script text, sent with {@code EVAL} when a node answers {@code NOSCRIPT}. */
+    private static LuaScript driver(String function, String... resources) {
+        return new LuaScript(LuaLibrary.read(resources), function);
+    }
+
+    /** The script text, sent with {@code SCRIPT LOAD} when a node answers {@code NOSCRIPT}. */
     String body() {
         return body;
     }
@@ -53,28 +58,16 @@ final class LuaScript {
         return encodedSha1;
     }
 
-    private static LuaScript concatenate(String... resources) {
-        StringBuilder body = new StringBuilder();
-        for (String resource : resources) {
-            try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
-                if (in == null) {
-                    throw new IllegalStateException("missing script resource " + resource);
-                }
-                body.append("-- ").append(resource).append('\n')
-                        .append(new String(in.readAllBytes(), StandardCharsets.UTF_8)).append('\n');
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read script resource " + resource, e);
-            }
+    /**
+     * The name of the same driver's function in {@link LuaLibrary#SLUICE} in ASCII, as
+     * {@code FCALL}'s first argument; never to be modified.
+     *
+     * @throws IllegalStateException when the script is not in the library
+     */
+    byte[] encodedFunction() {
+        if (encodedFunction == null) {
+            throw new IllegalStateException("this script is not in the library of Redis Functions");
         }
-        return new LuaScript(body.toString());
-    }
-
-    private static String sha1(String body) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                    .digest(body.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-1", e);
-        }
+        return encodedFunction;
     }
 }

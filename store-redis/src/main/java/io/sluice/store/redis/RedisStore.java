@@ -11,6 +11,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
@@ -23,13 +24,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Creates the Redis store: limits' state in Redis or Redis Cluster, decided by Lua scripts
- * next to the data, one {@code EVALSHA} per decision, with Redis {@code TIME} as the clock.
+ * Creates the Redis store: limits' state in Redis or Redis Cluster, decided by Lua next to the
+ * data, one command per decision, with Redis {@code TIME} as the clock: {@code FCALL} of a
+ * library of Redis Functions when every master runs Redis 7 or later, else {@code EVALSHA}.
  *
  * <pre>{@code
  * Store store = RedisStore.standalone(RedisURI.create("rediss://:secret@redis.internal:6379"))
@@ -65,9 +68,9 @@ import org.jspecify.annotations.Nullable;
  * remembers how many live stores Redis counted; each store built counts as one instance (build
  * one per process). See docs/stores/redis.md.
  *
- * <p>{@code build()} also loads the scripts (on every node of a cluster) and sends a few
- * read-only decisions, so that the first decisions of a fresh process neither wait for a
- * connection nor miss their timeout on class loading.
+ * <p>{@code build()} also loads the library (on every master) or the scripts (on every node of
+ * a cluster) and sends a few read-only decisions, so that the first decisions of a fresh
+ * process neither wait for a connection nor miss their timeout on class loading.
  */
 public final class RedisStore {
 
@@ -185,7 +188,9 @@ public final class RedisStore {
     private static LettuceStore.Connection open(RedisClient client, @Nullable ClientResources ownResources) {
         StatefulRedisConnection<String, String> connection = connect(client, ownResources,
                 () -> client.connect(StringCodec.UTF8));
-        return new LettuceStore.Connection(connection.async(), () -> close(connection, client, ownResources));
+        List<RedisClusterAsyncCommands<String, String>> master = List.of(connection.async());
+        return new LettuceStore.Connection(connection.async(), () -> CompletableFuture.completedFuture(master),
+                () -> close(connection, client, ownResources));
     }
 
     private static LettuceStore.Connection open(RedisClusterClient client, @Nullable ClientResources ownResources) {
@@ -200,7 +205,25 @@ public final class RedisStore {
             }
             return cluster;
         });
-        return new LettuceStore.Connection(connection.async(), () -> close(connection, client, ownResources));
+        return new LettuceStore.Connection(connection.async(), () -> masters(connection),
+                () -> close(connection, client, ownResources));
+    }
+
+    /**
+     * The commands of every master of the cluster's current topology that serves slots, once
+     * their connections are open (asynchronously: a reload after a failover runs on Lettuce's
+     * threads, which must not wait for a connection).
+     */
+    private static CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters(
+            StatefulRedisClusterConnection<String, String> cluster) {
+        List<CompletableFuture<RedisClusterAsyncCommands<String, String>>> masters = new ArrayList<>();
+        for (RedisClusterNode node : cluster.getPartitions()) {
+            if (!node.getSlots().isEmpty()) {
+                masters.add(cluster.getConnectionAsync(node.getNodeId()).thenApply(StatefulRedisConnection::async));
+            }
+        }
+        return CompletableFuture.allOf(masters.toArray(new CompletableFuture<?>[0]))
+                .thenApply(opened -> masters.stream().map(CompletableFuture::join).toList());
     }
 
     private static <C> C connect(AbstractRedisClient client, @Nullable ClientResources ownResources,
@@ -240,6 +263,7 @@ public final class RedisStore {
         private @Nullable TimeSource clockForTesting;
         private boolean countInstances = true;
         private Duration heartbeatInterval = Heartbeat.DEFAULT_INTERVAL;
+        private boolean readKeySchema1;
 
         private Builder(Supplier<LettuceStore.Connection> connector) {
             this.connector = connector;
@@ -283,6 +307,19 @@ public final class RedisStore {
         }
 
         /**
+         * Whether a decision or a lease reads a limit's state from key schema 1 (one key per limit,
+         * written by versions before key schema 2) when the client's key holds none of it; off
+         * unless set. Turn it on for a rolling upgrade from such a version, so that no client
+         * is admitted anew by the upgrade, and off again once the old version's keys have
+         * expired (their longest limit's period after the last old instance stopped): each
+         * limit of a client without state of its own costs Redis a {@code GET} more.
+         */
+        public Builder readKeySchema1(boolean readKeySchema1) {
+            this.readKeySchema1 = readKeySchema1;
+            return this;
+        }
+
+        /**
          * Test-only: decide with this clock instead of Redis {@code TIME}, so that tests are
          * deterministic. Never set it from configuration: gateways' clocks drift apart, Redis
          * {@code TIME} does not.
@@ -293,18 +330,25 @@ public final class RedisStore {
         }
 
         /**
-         * Connects, loads the scripts (on every node of a cluster), warms the decision path up
+         * Connects, loads the library or the scripts (on every node of a cluster), warms the decision path up
          * and returns the store.
          *
          * @throws io.lettuce.core.RedisConnectionException when Redis cannot be reached
-         * @throws io.sluice.api.StoreUnavailableException when Redis does not load the scripts
+         * @throws io.sluice.api.StoreUnavailableException when Redis does not load the library or the scripts
          *     within {@link #CONNECT_TIMEOUT} plus the command timeout
          */
         public Store build() {
             LettuceStore.Connection connection = connector.get();
+            boolean functions;
+            try {
+                functions = LettuceStore.loadFunctions(connection.masters(), CONNECT_TIMEOUT.plus(commandTimeout));
+            } catch (RuntimeException e) {
+                connection.closer().run();
+                throw e;
+            }
             Heartbeat heartbeat = countInstances
                     ? RedisHeartbeat.start(connection.commands(), heartbeatInterval, clockForTesting) : null;
-            LettuceStore store = new LettuceStore(connection.commands(), connection.closer(), commandTimeout,
+            LettuceStore store = new LettuceStore(connection, functions, readKeySchema1, commandTimeout,
                     clockForTesting, heartbeat);
             try {
                 store.warmUp(CONNECT_TIMEOUT.plus(commandTimeout));

@@ -1,13 +1,17 @@
--- Shared by every Sluice script; the store prepends it to the algorithms and the driver.
+-- Shared by every Sluice script; the store prepends it to the algorithms and the driver, and
+-- the Redis Functions library (library-header.lua, library-footer.lua) holds them all.
 -- Lua numbers are doubles: every integer the algorithms use stays below 2^53, where doubles
--- are exact, and division goes through math.fmod, which is exact, never through a / b
--- rounded (that can be off by one near 2^53).
--- Redis runs the whole script on every call, so every function is created anew each time, and
--- one that uses a local of the script (an upvalue) costs Redis more than one that uses none
--- (docs/benchmarks.md, "Redis, third pass": each such local is allocated and freed per call).
--- So the functions on a decision's path use their arguments, constants of their own, the
--- helpers below (idiv, floor_mod, ceil_div, bucket_rate, bucket_units, ttl_millis, time_at)
--- and those of their own file, and no other local of the script.
+-- are exact. Lua's a % b is a - floor(a / b) * b with a / b rounded, so near 2^53 the floor
+-- can be one off; every step is exact below 2^53 all the same, so such a result is exactly
+-- one b outside [0, b), and the helpers below move it back: exact, and cheaper than
+-- math.fmod, a call through a global table.
+-- Under EVALSHA Redis runs the whole script on every call, so every function is created anew
+-- each time, and one that uses a local of the script (an upvalue) costs Redis more than one
+-- that uses none (docs/benchmarks.md, "Redis, third pass": each such local is allocated and
+-- freed per call). So the functions on a decision's path use their arguments, constants of
+-- their own, the helpers below (idiv, floor_mod, ceil_div, bucket_rate, bucket_units,
+-- ttl_millis, time_at) and those of their own file, and no other local of the script. A
+-- library of Redis Functions creates them once, when it is loaded.
 
 -- The outcome of one limit, as returned to the store. Each algorithm declares the same three
 -- as constants of its own (see above), which ScriptDifferentialIT checks against Java's.
@@ -15,14 +19,22 @@ local DENIED, ALLOWED, COST_EXCEEDS_CAPACITY = 0, 1, 2
 
 -- Integer division of a >= 0 by b > 0, rounding down.
 local function idiv(a, b)
-  return (a - math.fmod(a, b)) / b
+  local r = a % b
+  if r < 0 then
+    r = r + b
+  elseif r >= b then
+    r = r - b
+  end
+  return (a - r) / b
 end
 
 -- a mod b for b > 0, never negative (Java's Math.floorMod).
 local function floor_mod(a, b)
-  local r = math.fmod(a, b)
+  local r = a % b
   if r < 0 then
     r = r + b
+  elseif r >= b then
+    r = r - b
   end
   return r
 end
@@ -30,7 +42,13 @@ end
 -- Integer division of a > -b by b > 0, rounding up.
 local function ceil_div(a, b)
   local n = a + b - 1
-  return (n - math.fmod(n, b)) / b
+  local r = n % b
+  if r < 0 then
+    r = r + b
+  elseif r >= b then
+    r = r - b
+  end
+  return (n - r) / b
 end
 
 -- A bucket's exact rate as io.sluice.algorithms.BucketRate: tokens_per_micro / scale tokens
@@ -41,7 +59,13 @@ local function bucket_rate(permits, burst, period)
   local MAX_UNITS = 2251799813685248
   local a, b = permits, period
   while b ~= 0 do
-    a, b = b, math.fmod(a, b)
+    local r = a % b
+    if r < 0 then
+      r = r + b
+    elseif r >= b then
+      r = r - b
+    end
+    a, b = b, r
   end
   local scale = period / a
   if scale <= idiv(MAX_UNITS, burst) then
@@ -129,41 +153,61 @@ local function time_at(tag)
 end
 
 -- A client's key as every driver (decide.lua, lease.lua, give-back.lua) reads it once: the
--- unexpired entries of its value, in order ({ name = ..., expires_at = ..., state = {...} }),
--- and their positions by limit name. A value of another format is rejected, never misread.
+-- value's own table {2, base, then per limit: name, expiry, state}, with the expiries and the
+-- states' times made absolute in place and the name of an expired entry set to false (as if
+-- it were absent); {2, now} when the key holds nothing. No table of entries or index by name:
+-- a client has a few limits, found by a scan (find_limit), and each table costs Redis an
+-- allocation and its garbage collection per decision. A value of another format is rejected,
+-- never misread.
 local function read_client(key, now)
-  local entries, by_name = {}, {}
   local value = redis.call('GET', key)
-  if value then
-    local ok, fields = pcall(cmsgpack.unpack, value)
-    if not ok or type(fields) ~= 'table' or fields[1] ~= 2 then
-      error('sluice: state value of unknown format ' .. tostring(ok and type(fields) == 'table' and fields[1]
-          or string.byte(value, 1)))
-    end
-    local base = fields[2]
-    for i = 3, #fields, 3 do
-      local expires_at = base + fields[i + 1]
-      if expires_at > now then
-        local state = fields[i + 2]
-        local at = time_at(state[1])
-        if at and state[at] then
-          state[at] = state[at] + base
-        end
-        entries[#entries + 1] = { name = fields[i], expires_at = expires_at, state = state }
-        by_name[fields[i]] = #entries
+  if not value then
+    return { 2, now }
+  end
+  local ok, fields = pcall(cmsgpack.unpack, value)
+  if not ok or type(fields) ~= 'table' or fields[1] ~= 2 then
+    error('sluice: state value of unknown format ' .. tostring(ok and type(fields) == 'table' and fields[1]
+        or string.byte(value, 1)))
+  end
+  local base = fields[2]
+  for i = 3, #fields, 3 do
+    local expires_at = base + fields[i + 1]
+    if expires_at > now then
+      fields[i + 1] = expires_at
+      local state = fields[i + 2]
+      local at = time_at(state[1])
+      if at and state[at] then
+        state[at] = state[at] + base
       end
+    else
+      fields[i] = false
     end
   end
-  return { key = key, entries = entries, by_name = by_name }
+  return fields
+end
+
+-- The position of the name of the client's limit of this name in its fields, or nil.
+local function find_limit(client, name)
+  for i = 3, #client, 3 do
+    if client[i] == name then
+      return i
+    end
+  end
+  return nil
 end
 
 -- The state of the client's limit of this name, or nil for the fresh state; read from the
--- limit's key in schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal) only
--- when the client's key holds none: during a rolling upgrade, so that it admits no client anew.
+-- limit's key in schema 1 (one key per limit, "expiresAt,tag,s1,s2,..." in decimal), when the
+-- store reads it (version1_key not nil: during a rolling upgrade, so that it admits no client
+-- anew), only when the client's key holds none.
 local function limit_state(client, name, version1_key, now)
-  local index = client.by_name[name]
-  if index then
-    return client.entries[index].state
+  for i = 3, #client, 3 do
+    if client[i] == name then
+      return client[i + 2]
+    end
+  end
+  if version1_key == nil then
+    return nil
   end
   local value = redis.call('GET', version1_key)
   if not value then
@@ -186,46 +230,65 @@ end
 -- Sets the state of the client's limit of this name after a charge: kept until it is fully
 -- reset, reset_after microseconds from now, or removed when that is now (the fresh state).
 local function put_state(client, name, state, reset_after, now)
-  local entries, index = client.entries, client.by_name[name]
-  if reset_after > 0 then
-    local entry = { name = name, expires_at = now + reset_after, state = state }
-    if index then
-      entries[index] = entry
-    else
-      entries[#entries + 1] = entry
-      client.by_name[name] = #entries
+  local index
+  for i = 3, #client, 3 do
+    if client[i] == name then
+      index = i
+      break
     end
+  end
+  if reset_after > 0 then
+    if not index then
+      index = #client + 1
+      client[index] = name
+    end
+    client[index + 1], client[index + 2] = now + reset_after, state
   elseif index then
-    entries[index] = false
+    client[index] = false
   end
 end
 
--- Writes the client's entries (false for one removed) in format 2 with a TTL until the last
--- of them is fully reset, or deletes the key when none is left. The drivers' last use of the
--- entries: each state's time is made relative to now in place, not in a copy.
-local function store_client(client, clock, now)
-  local fields, n, last_expiry = { 2, now }, 2, 0
-  for _, entry in ipairs(client.entries) do
-    if entry then
-      local state = entry.state
+-- Writes the client's fields in format 2 with a TTL until the last of its limits is fully
+-- reset, or deletes the key when none is left. The drivers' last use of the fields: the
+-- entries removed are dropped, and the times made relative to now, in place, not in a copy.
+local function store_client(key, client, clock, now)
+  local count, n, last_expiry = #client, 2, 0
+  for i = 3, count, 3 do
+    local name = client[i]
+    if name then
+      local expires_at, state = client[i + 1], client[i + 2]
       local at = time_at(state[1])
       if at and state[at] then
         state[at] = state[at] - now
       end
-      fields[n + 1], fields[n + 2], fields[n + 3] = entry.name, entry.expires_at - now, state
+      client[n + 1], client[n + 2], client[n + 3] = name, expires_at - now, state
       n = n + 3
-      last_expiry = math.max(last_expiry, entry.expires_at)
+      if expires_at > last_expiry then
+        last_expiry = expires_at
+      end
     end
   end
+  for i = count, n + 1, -1 do
+    client[i] = nil
+  end
+  client[2] = now
   if n > 2 then
     -- The key expires when its last limit is fully reset.
-    redis.call('SET', client.key, cmsgpack.pack(fields), 'PX', ttl_millis(clock, last_expiry - now))
+    redis.call('SET', key, cmsgpack.pack(client), 'PX', ttl_millis(clock, last_expiry - now))
   else
-    redis.call('DEL', client.key)
+    redis.call('DEL', key)
   end
 end
 
 local function integer(x)
   -- x + 0 turns a negative zero into zero.
   return string.format('%.0f', x + 0)
+end
+
+-- The struct.pack format of a decision's reply: four big-endian 64-bit integers per limit.
+local function reply_format(limits)
+  if limits == 1 then
+    return '>i8i8i8i8'
+  end
+  return '>' .. string.rep('i8', 4 * limits)
 end

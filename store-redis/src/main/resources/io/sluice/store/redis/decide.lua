@@ -1,50 +1,62 @@
--- Decides one request against all the limits of one client, all-or-nothing.
+-- Decides one request against all the limits of one client, all-or-nothing: the function
+-- decide_request(KEYS, ARGV), which script-decide.lua calls under EVALSHA and the library
+-- registers as a Redis Function.
 -- KEYS[1]: the client's key, holding the states of all its limits (format 2, common.lua);
--- KEYS[1 + i]: limit i's key in schema 1, read only when KEYS[1] holds no state of limit i;
--- then the log key of each sliding-log limit, in the order of the limits.
--- ARGV: clock ('redis' or 'test:<micros>'), cost, then per limit: name, algorithm id,
---       permits, burst, period in microseconds.
+-- when schema 1 is read, KEYS[1 + i]: limit i's key in schema 1, read only when KEYS[1] holds
+-- no state of limit i; then the log key of each sliding-log limit, in the order of the limits.
+-- ARGV: clock ('redis' or 'test:<micros>'), cost, the numbers as one MessagePack array (1 to
+--       read schema 1, else 0, then per limit: algorithm id, permits, burst, period in
+--       microseconds; one cmsgpack.unpack in C instead of a tonumber per number), then each
+--       limit's name.
 -- Writes every limit's new state, and a TTL until the last of them is fully reset, only
 -- when every limit admits (and there is at least one: without limits, as the store's warm-up
--- sends it, it only reads). Returns per limit: outcome, remaining, resetAfter, retryAfter.
-
-local ARGS_PER_LIMIT = 5
-local SLIDING_LOG = 2
-
-local clock = ARGV[1]
-local now = now_micros(clock)
-local cost = tonumber(ARGV[2])
-local client = read_client(KEYS[1], now)
-local reply, new_states, reset_afters, commits = {}, {}, {}, {}
-local all_allowed = true
-local limits = (#ARGV - 2) / ARGS_PER_LIMIT
-local log_keys = 1 + limits
-for i = 1, limits do
-  local a = 2 + (i - 1) * ARGS_PER_LIMIT
-  local id = tonumber(ARGV[a + 2])
-  local algorithm = algorithms[id]
-  local log_key
-  if id == SLIDING_LOG then
-    log_keys = log_keys + 1
-    log_key = KEYS[log_keys]
+-- sends it, it only reads). Returns per limit outcome, remaining, resetAfter, retryAfter,
+-- packed as big-endian 64-bit integers into one string (struct.pack: no Lua table of the
+-- reply for Redis to convert).
+local function decide_request(KEYS, ARGV)
+  local ALLOWED, SLIDING_LOG = 1, 2
+  local clock = ARGV[1]
+  local now = now_micros(clock)
+  local cost = tonumber(ARGV[2])
+  local numbers = cmsgpack.unpack(ARGV[3])
+  local limits = #ARGV - 3
+  local client = read_client(KEYS[1], now)
+  local version1 = numbers[1] == 1
+  -- reply: four fields per limit; pending: per limit its new state, reset and commit.
+  local reply, pending = {}, {}
+  local all_allowed = true
+  local log_keys = 1
+  if version1 then
+    log_keys = 1 + limits
   end
-  local state = limit_state(client, ARGV[a + 1], KEYS[1 + i], now)
-  local outcome, remaining, reset_after, retry_after, new_state, commit = algorithm(state, now,
-      tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), cost, log_key)
-  all_allowed = all_allowed and outcome == ALLOWED
-  new_states[i], reset_afters[i], commits[i] = new_state, reset_after, commit
-  reply[#reply + 1] = outcome
-  reply[#reply + 1] = remaining
-  reply[#reply + 1] = reset_after
-  reply[#reply + 1] = retry_after
-end
-if all_allowed and limits > 0 then
   for i = 1, limits do
-    if commits[i] then
-      commits[i](clock)
+    local n = 4 * i + 1
+    local id = numbers[n - 3]
+    local log_key
+    if id == SLIDING_LOG then
+      log_keys = log_keys + 1
+      log_key = KEYS[log_keys]
     end
-    put_state(client, ARGV[2 + (i - 1) * ARGS_PER_LIMIT + 1], new_states[i], reset_afters[i], now)
+    local version1_key
+    if version1 then
+      version1_key = KEYS[1 + i]
+    end
+    local state = limit_state(client, ARGV[3 + i], version1_key, now)
+    local outcome, remaining, reset_after, retry_after, new_state, commit = algorithms[id](state, now,
+        numbers[n - 2], numbers[n - 1], numbers[n], cost, log_key)
+    all_allowed = all_allowed and outcome == ALLOWED
+    reply[n - 4], reply[n - 3], reply[n - 2], reply[n - 1] = outcome, remaining, reset_after, retry_after
+    pending[3 * i - 2], pending[3 * i - 1], pending[3 * i] = new_state, reset_after, commit or false
   end
-  store_client(client, clock, now)
+  if all_allowed and limits > 0 then
+    for i = 1, limits do
+      local commit = pending[3 * i]
+      if commit then
+        commit(clock)
+      end
+      put_state(client, ARGV[3 + i], pending[3 * i - 2], pending[3 * i - 1], now)
+    end
+    store_client(KEYS[1], client, clock, now)
+  end
+  return struct.pack(reply_format(limits), unpack(reply))
 end
-return reply

@@ -37,7 +37,7 @@ algorithms[5] = function(state, now, permits, burst, period, cost)
   local next = owed + cost * scale
   if next <= tau then
     return ALLOWED, idiv(tau - next, scale), ceil_div(next, per_micro), 0,
-        { tag, now + idiv(next, per_micro), math.fmod(next, per_micro) }
+        { tag, now + idiv(next, per_micro), floor_mod(next, per_micro) }
   end
   return DENIED, remaining, ceil_div(owed, per_micro), ceil_div(next - tau, per_micro), nil
 end

@@ -1,5 +1,7 @@
--- Gives back the unused tokens of a lease to the limits of one client that can take them
--- back without ever admitting more than if they had never been taken; as
+-- Gives back the unused tokens of a lease (the function give_back_lease(KEYS, ARGV), which
+-- script-give-back.lua calls under EVALSHA and the library registers as a Redis Function) to
+-- the limits of one client that can take them back without ever admitting more than if they
+-- had never been taken; as
 -- io.sluice.algorithms.KeyState.giveBack and each algorithm's giveBack (LeaseReturn), line by
 -- line. Tokens a limit cannot take back are dropped there: under-admission, never over-admission.
 -- KEYS[1]: the client's key (format 2, common.lua).
@@ -101,30 +103,31 @@ give_back[5] = function(state, now, permits, burst, period, taken_at, unused)
     return nil
   end
   local left = math.max(0, owed - back)
-  return { tag, now + idiv(left, per_micro), math.fmod(left, per_micro) }
+  return { tag, now + idiv(left, per_micro), floor_mod(left, per_micro) }
 end
 
-local clock = ARGV[1]
-local now = now_micros(clock)
-local unused = tonumber(ARGV[2])
-local taken_at = tonumber(ARGV[3])
-local client = read_client(KEYS[1], now)
-local changed = false
-for i = 1, (#ARGV - 3) / ARGS_PER_LIMIT do
-  local a = 3 + (i - 1) * ARGS_PER_LIMIT
-  local index = client.by_name[ARGV[a + 1]]
-  if index then
-    local entry = client.entries[index]
-    local returned = give_back[tonumber(ARGV[a + 2])](entry.state, now, tonumber(ARGV[a + 3]),
-        tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), taken_at, unused)
-    if returned then
-      entry.state = returned
-      changed = true
+local function give_back_lease(KEYS, ARGV)
+  local clock = ARGV[1]
+  local now = now_micros(clock)
+  local unused = tonumber(ARGV[2])
+  local taken_at = tonumber(ARGV[3])
+  local client = read_client(KEYS[1], now)
+  local changed = false
+  for i = 1, (#ARGV - 3) / ARGS_PER_LIMIT do
+    local a = 3 + (i - 1) * ARGS_PER_LIMIT
+    local index = find_limit(client, ARGV[a + 1])
+    if index then
+      local returned = give_back[tonumber(ARGV[a + 2])](client[index + 2], now, tonumber(ARGV[a + 3]),
+          tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), taken_at, unused)
+      if returned then
+        client[index + 2] = returned
+        changed = true
+      end
     end
   end
+  if not changed then
+    return 0
+  end
+  store_client(KEYS[1], client, clock, now)
+  return 1
 end
-if not changed then
-  return 0
-end
-store_client(client, clock, now)
-return 1

@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
-/** The reply of a script as RESP hands it to the output: integers in, a long[] out, anything else an error. */
+/**
+ * The reply of a script as RESP hands it to the output: integers, or one string of packed
+ * big-endian 64-bit integers, in; a long[] out; anything else an error.
+ */
 class IntegerArrayOutputTest {
 
     @Test
@@ -30,6 +34,34 @@ class IntegerArrayOutputTest {
 
         assertThat(empty.get()).isEmpty();
         assertThat(one.get()).containsExactly(7);
+    }
+
+    @Test
+    void aStringOfBigEndianLongsIsTheArray() {
+        IntegerArrayOutput output = new IntegerArrayOutput();
+        // struct.pack('>i8i8i8i8', 1, 99, 10000, 0) as Redis returns it, then -1.
+        output.set(ByteBuffer.wrap(HexFormat.of().parseHex("0000000000000001" + "0000000000000063"
+                + "0000000000002710" + "0000000000000000" + "ffffffffffffffff")));
+
+        assertThat(output.hasError()).isFalse();
+        assertThat(output.get()).containsExactly(1, 99, 10_000, 0, -1);
+    }
+
+    @Test
+    void anEmptyStringIsNoLimitsReply() {
+        IntegerArrayOutput output = new IntegerArrayOutput();
+        output.set(ByteBuffer.allocate(0));
+
+        assertThat(output.hasError()).isFalse();
+        assertThat(output.get()).isEmpty();
+    }
+
+    @Test
+    void aStringOfAnotherLengthIsAnError() {
+        IntegerArrayOutput output = new IntegerArrayOutput();
+        output.set(ByteBuffer.wrap(new byte[12]));
+
+        assertThat(output.getError()).contains("a string or nil");
     }
 
     @Test

@@ -98,6 +98,17 @@ class RedisClusterStoreIT {
         }
     }
 
+    /** Redis 7 and later: build() loaded the library on every master. */
+    @Test
+    void theLibraryIsOnEveryMaster() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(redis.version().startsWith("6."), "Redis 7 or later");
+        for (int node = 0; node < 3; node++) {
+            assertThat(String.valueOf(redis.command(node, "FUNCTION", "LIST", "LIBRARYNAME", LuaLibrary.SLUICE.name())))
+                    .as("master " + node).contains(LuaLibrary.SLUICE.name() + "_decide");
+        }
+    }
+
+    /** A flush of the scripts, or of the functions on Redis 7 and later, on one master after another. */
     @Test
     void aScriptMissingOnOneNodeIsLoadedThereWithoutAFailedDecision() {
         List<String> clients = new ArrayList<>();
@@ -109,6 +120,9 @@ class RedisClusterStoreIT {
         }
         for (int node = 0; node < 3; node++) {
             redis.command(node, "SCRIPT", "FLUSH");
+            if (!redis.version().startsWith("6.")) {
+                redis.command(node, "FUNCTION", "FLUSH");
+            }
             for (String client : clients) {
                 assertThat(store.tryAcquire(client, LIMITS, 1).toCompletableFuture().join().allowed()).isTrue();
             }

@@ -177,7 +177,7 @@ class RedisStoreFiguresIT {
         double usec = 0;
         Matcher matcher = Pattern.compile("cmdstat_(\\w+):calls=(\\d+),usec=(\\d+)").matcher(stats);
         while (matcher.find()) {
-            if (List.of("ping", "evalsha", "eval", "script").contains(matcher.group(1))) {
+            if (List.of("ping", "evalsha", "eval", "script", "fcall", "function").contains(matcher.group(1))) {
                 commands += Long.parseLong(matcher.group(2));
                 usec += Long.parseLong(matcher.group(3));
             }

@@ -105,8 +105,8 @@ class RedisStoreIT {
         }
 
         Map<String, Long> calls = commandCalls();
-        assertThat(calls.get("evalsha")).isEqualTo(50);
-        assertThat(calls).doesNotContainKeys("eval", "script");
+        assertThat(calls.get(decisionCommand())).isEqualTo(50);
+        assertThat(calls).doesNotContainKeys("eval", "script", "function", "function|load", "script|load");
     }
 
     @Test
@@ -193,7 +193,7 @@ class RedisStoreIT {
 
         assertThat(limiter.decide("slow").reason()).isEqualTo(Decision.Reason.WITHIN_LIMIT);
         // Two timed-out decisions were each sent once, then one that succeeded: never a replay.
-        assertThat(commandCalls().get("evalsha")).isLessThanOrEqualTo(3);
+        assertThat(commandCalls().get(decisionCommand())).isLessThanOrEqualTo(3);
     }
 
     @Test
@@ -205,6 +205,9 @@ class RedisStoreIT {
                 assertThat(decide(store, "flushed", limits, 1).allowed()).isTrue();
             }
             redis.command(0, "SCRIPT", "FLUSH");
+            if (functionsAvailable()) {
+                redis.command(0, "FUNCTION", "FLUSH");
+            }
         }
         assertThat(decide(store, "flushed", limits, 1).allowed()).isTrue();
     }
@@ -302,21 +305,94 @@ class RedisStoreIT {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("custom-counter");
     }
 
-    /** build() loads the script and runs it, so a fresh process's first decision does not wait for either. */
+    /**
+     * build() loads the library of functions (Redis 7 and later) or the script (6.2) and runs
+     * it, so a fresh process's first decision does not wait for either.
+     */
     @Test
-    void buildLoadsTheScriptBeforeTheFirstDecision() {
+    void buildLoadsTheLibraryOrTheScriptBeforeTheFirstDecision() {
         redis.command(0, "SCRIPT", "FLUSH");
+        if (functionsAvailable()) {
+            redis.command(0, "FUNCTION", "FLUSH");
+        }
         storeOnRedisTime();
-        assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1())).isEqualTo(List.of(1L));
+        if (functionsAvailable()) {
+            List<?> libraries = (List<?>) redis.command(0, "FUNCTION", "LIST", "LIBRARYNAME", "sluice_*");
+            assertThat(libraries).hasSize(1);
+            String listed = String.valueOf(libraries.get(0));
+            assertThat(listed).contains(LuaLibrary.SLUICE.name(), LuaLibrary.SLUICE.name() + "_decide",
+                    LuaLibrary.SLUICE.name() + "_lease", LuaLibrary.SLUICE.name() + "_give_back");
+            assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1())).as("no script")
+                    .isEqualTo(List.of(0L));
+        } else {
+            assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1())).isEqualTo(List.of(1L));
+        }
         assertThat((Long) redis.command(0, "DBSIZE")).as("the warm-up writes nothing").isZero();
     }
 
-    /** A rolling upgrade: state of key schema 1 (one key per limit) is read, so no client is admitted anew. */
+    /** Redis 7 and later: decisions call the library's function; 6.2: they run the script. */
     @Test
-    void stateOfKeySchemaOneIsRead() {
+    void decisionsCallFunctionsOnRedisSevenAndScriptsOnSixTwo() {
+        Store store = storeOnRedisTime();
+        redis.command(0, "CONFIG", "RESETSTAT");
+        assertThat(decide(store, "which-command", List.of(limit(Algorithms.GCRA, 10, Duration.ofSeconds(1))), 1)
+                .allowed()).isTrue();
+        Map<String, Long> calls = commandCalls();
+        if (redis.version().startsWith("6.")) {
+            assertThat(calls).containsEntry("evalsha", 1L).doesNotContainKey("fcall");
+        } else {
+            assertThat(calls).containsEntry("fcall", 1L).doesNotContainKey("evalsha");
+        }
+    }
+
+    /**
+     * After {@code FUNCTION FLUSH} (as after a restart without persistence, or on a new
+     * master), the first decision finds no function: the store loads the library once and calls
+     * again, and the decision succeeds.
+     */
+    @Test
+    void aFunctionFlushIsOneReloadAndOneRetry() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(functionsAvailable(), "Redis 7 or later");
+        Store store = storeOnRedisTime();
+        List<Limit> limits = List.of(limit(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)));
+        redis.command(0, "FUNCTION", "FLUSH");
+        redis.command(0, "CONFIG", "RESETSTAT");
+
+        assertThat(decide(store, "reloaded", limits, 1).allowed()).isTrue();
+
+        Map<String, Long> calls = commandCalls();
+        assertThat(calls).containsEntry("fcall", 2L).containsEntry("function|load", 1L);
+        assertThat(failedCalls("fcall")).as("the first call found no function").isEqualTo(1L);
+        assertThat(decide(store, "reloaded", limits, 1).allowed()).isTrue();
+        assertThat(commandCalls()).containsEntry("fcall", 3L).containsEntry("function|load", 1L);
+    }
+
+    /** A user whose ACL denies {@code FUNCTION} (it may run scripts) gets a store on scripts. */
+    @Test
+    void aUserWithoutTheFunctionPermissionRunsScripts() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(functionsAvailable(), "Redis 7 or later");
+        redis.command(0, "ACL", "SETUSER", "no-functions", "on", ">secret", "~*", "&*", "+@all", "-function");
+        try {
+            RedisURI uri = RedisURI.create(redis.uri().replace("redis://", "redis://no-functions:secret@"));
+            Store store = store(RedisStore.standalone(uri).commandTimeout(TEST_TIMEOUT));
+            redis.command(0, "CONFIG", "RESETSTAT");
+            assertThat(decide(store, "limited-user", List.of(limit(Algorithms.GCRA, 10, Duration.ofSeconds(1))), 1)
+                    .allowed()).isTrue();
+            assertThat(commandCalls()).containsEntry("evalsha", 1L).doesNotContainKey("fcall");
+        } finally {
+            redis.command(0, "ACL", "DELUSER", "no-functions");
+        }
+    }
+
+    /**
+     * A rolling upgrade with {@code readKeySchema1(true)}: state of key schema 1 (one key per
+     * limit) is read, so no client is admitted anew.
+     */
+    @Test
+    void stateOfKeySchemaOneIsReadWhenAskedFor() {
         VirtualClock clock = new VirtualClock(T0);
         Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
-                .clockForTesting(clock));
+                .clockForTesting(clock).readKeySchema1(true));
         Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
         Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
         String key = RedisKeys.key("upgraded");
@@ -329,6 +405,23 @@ class RedisStoreIT {
         assertThat(denied.retryAfter()).contains(Duration.ofMillis(100));
         clock.setMicros(T0 + 100_000);
         assertThat(decide(store, "upgraded", List.of(bucket, cell), 1).allowed()).isTrue();
+    }
+
+    /** By default a decision reads only the client's key: one GET, whatever is in schema 1. */
+    @Test
+    void stateOfKeySchemaOneIsNotReadByDefault() {
+        VirtualClock clock = new VirtualClock(T0);
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(clock));
+        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        String key = RedisKeys.key("not-upgraded");
+        redis.command(0, "SET", RedisKeys.version1Key(key, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
+        redis.command(0, "SET", RedisKeys.version1Key(key, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+        redis.command(0, "CONFIG", "RESETSTAT");
+
+        assertThat(decide(store, "not-upgraded", List.of(bucket, cell), 1).allowed()).isTrue();
+        assertThat(commandCalls()).containsEntry("get", 1L);
     }
 
     /** A value of a format this version does not know fails the decision, naming the format: never misread. */
@@ -611,6 +704,22 @@ class RedisStoreIT {
         };
         assertThatThrownBy(() -> store.tryAcquire("k", List.of(Limit.of(custom, 1, Duration.ofSeconds(1))), 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'custom'");
+    }
+
+    private static boolean functionsAvailable() {
+        return !redis.version().startsWith("6.");
+    }
+
+    /** The command of a decision: {@code fcall} on Redis 7 and later, else {@code evalsha}. */
+    private static String decisionCommand() {
+        return functionsAvailable() ? "fcall" : "evalsha";
+    }
+
+    /** The failed calls of a command since the last {@code CONFIG RESETSTAT} (Redis 7 and later). */
+    private static long failedCalls(String command) {
+        String info = (String) redis.command(0, "INFO", "commandstats");
+        Matcher matcher = Pattern.compile("cmdstat_" + Pattern.quote(command) + ":.*failed_calls=(\\d+)").matcher(info);
+        return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
     }
 
     private static Map<String, Long> commandCalls() {

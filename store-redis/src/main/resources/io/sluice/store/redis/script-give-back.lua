@@ -1,0 +1,1 @@
+return give_back_lease(KEYS, ARGV)

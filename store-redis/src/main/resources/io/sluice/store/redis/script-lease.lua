@@ -1,0 +1,1 @@
+return take_lease(KEYS, ARGV)
