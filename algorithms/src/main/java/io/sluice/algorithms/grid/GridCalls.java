@@ -13,6 +13,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -104,6 +105,25 @@ public final class GridCalls implements AutoCloseable {
         return call(call, answer, nanos);
     }
 
+    /**
+     * Hands {@code send} to a thread of the pool, which sends a call and returns without waiting
+     * for its answer: {@code send} registers, on the cluster's own future, a callback that
+     * completes the future it is given, on the thread that receives the answer. The returned
+     * future fails as {@link #call(Supplier)}'s does. One thread wake-up fewer than a blocking
+     * call on the pool (the pool's thread is not woken by the answer and then wakes the caller:
+     * the answer wakes the caller), and the pool's thread is free again once the call is sent;
+     * a send that blocks (a cluster losing a node) holds the pool's thread, never the caller.
+     *
+     * <p>For a caller that waits for the answer ({@link #await}): whatever it chained to the
+     * returned future would run on the cluster's thread.
+     */
+    public <T> CompletableFuture<T> send(Consumer<CompletableFuture<T>> send) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException(target + " is closed"));
+        }
+        return hand(send, deadlines.answerInTime(), timeoutNanos);
+    }
+
     /** A call started on the caller's thread, waited for as {@link Future#get(long, TimeUnit)} waits. */
     @FunctionalInterface
     public interface Started<T> {
@@ -142,6 +162,12 @@ public final class GridCalls implements AutoCloseable {
     }
 
     private <T> CompletableFuture<T> call(Supplier<T> call, CompletableFuture<T> answer, long timeoutNanos) {
+        return hand(completing -> completing.complete(call.get()), answer, timeoutNanos);
+    }
+
+    /** Runs {@code task} on a thread of the pool unless {@code answer} is done by then; it completes {@code answer}. */
+    private <T> CompletableFuture<T> hand(Consumer<CompletableFuture<T>> task, CompletableFuture<T> answer,
+                                          long timeoutNanos) {
         if (waiting.incrementAndGet() > maxWaiting) {
             waiting.decrementAndGet();
             answer.completeExceptionally(new RejectedExecutionException(maxWaiting
@@ -155,7 +181,7 @@ public final class GridCalls implements AutoCloseable {
                         return;
                     }
                     try {
-                        answer.complete(call.get());
+                        task.accept(answer);
                     } catch (RuntimeException | Error e) {
                         answer.completeExceptionally(e);
                     }

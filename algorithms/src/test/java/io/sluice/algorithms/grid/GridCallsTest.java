@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** A blocking call never holds its caller, and never runs for a caller that gave up. */
@@ -159,6 +162,49 @@ class GridCallsTest {
             assertThatThrownBy(() -> calls.await(() -> GridCalls.Started.of(new CompletableFuture<String>())))
                     .isInstanceOf(StoreUnavailableException.class).hasCauseInstanceOf(InterruptedException.class);
             assertThat(Thread.interrupted()).isTrue();
+        }
+    }
+
+    @Test
+    void aSentCallFreesItsThreadAndIsAnsweredByTheThreadThatReceivesTheAnswer() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            List<CompletableFuture<String>> unanswered = new CopyOnWriteArrayList<>();
+            CompletableFuture<String> first = calls.send(unanswered::add);
+            // The only thread sent the first call and is free for the second, both unanswered.
+            CompletableFuture<String> second = calls.send(unanswered::add);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (unanswered.size() < 2 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(unanswered).hasSize(2);
+            assertThat(first).isNotDone();
+            Thread answering = new Thread(() -> {
+                unanswered.get(0).complete("first");
+                unanswered.get(1).complete("second");
+            }, "the cluster's thread");
+            AtomicReference<String> completedOn = new AtomicReference<>();
+            CompletableFuture<String> watched = second.whenComplete((answer, failure) ->
+                    completedOn.set(Thread.currentThread().getName()));
+            answering.start();
+            assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo("first");
+            assertThat(watched.get(30, TimeUnit.SECONDS)).isEqualTo("second");
+            assertThat(completedOn).hasValue("the cluster's thread");
+        }
+    }
+
+    @Test
+    void aSendThatFailsOrAnswersLateIsAStoreFailure() {
+        IllegalStateException failure = new IllegalStateException("member gone");
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(50), 1)) {
+            assertThatThrownBy(() -> calls.<String>send(answer -> {
+                throw failure;
+            }).join()).cause().isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+            assertThatThrownBy(() -> calls.<String>send(answer -> {
+            }).join()).cause().isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("did not answer within PT0.05S").cause().isInstanceOf(TimeoutException.class);
+            calls.close();
+            assertThatThrownBy(() -> calls.<String>send(answer -> answer.complete("never")).join()).cause()
+                    .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
         }
     }
 

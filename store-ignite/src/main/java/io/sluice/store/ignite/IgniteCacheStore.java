@@ -26,6 +26,14 @@ import org.jspecify.annotations.Nullable;
  * A {@link Store} on an Ignite cache of {@code key -> KeyState.encode()}: one {@code invoke}
  * per request, made on a thread of the store's {@link GridCalls}.
  *
+ * <p>A decision waited for ({@link #tryAcquireAndWait}, the path of {@code RateLimiter.decide})
+ * is sent by that thread with {@code invokeAsync}, and its answer completes the caller's future
+ * on Ignite's thread that receives it ({@code listenAsync} with a direct executor: Ignite's
+ * default runs listeners on the common pool, one more thread hand-off): the caller is woken by
+ * the answer, as by a blocking {@code invoke}, with one hand-off to the pool before. Stages
+ * ({@link #tryAcquire}, leases) still complete on the pool's thread, so that what a caller
+ * chains never runs on Ignite's threads.
+ *
  * <p>Why a blocking {@code invoke} on a thread of our own rather than {@code invokeAsync}:
  * while the primary of a key is being lost, {@code invokeAsync} blocks its caller (connecting
  * to the lost node, logging) for hundreds of milliseconds before it returns a future, so no
@@ -50,9 +58,18 @@ final class IgniteCacheStore implements Store, InstanceCount {
                      @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.cache = cache;
         this.timeout = timeout;
-        this.operations = new GridOperations(
-                new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency),
-                (key, operation) -> cache.invoke(key, new DecideProcessor(operation)), testClock);
+        GridCalls calls = new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency);
+        this.operations = new GridOperations(calls,
+                (key, operation) -> cache.invoke(key, new DecideProcessor(operation)),
+                (key, operation) -> GridCalls.Started.of(calls.<long[]>send(answer ->
+                        cache.invokeAsync(key, new DecideProcessor(operation)).listenAsync(sent -> {
+                            try {
+                                answer.complete(sent.get());
+                            } catch (RuntimeException e) {
+                                answer.completeExceptionally(e);
+                            }
+                        }, Runnable::run))),
+                testClock);
         this.capabilities = new StoreCapabilities(true, true, true, true, false, timeout);
         this.heartbeat = heartbeat;
     }
@@ -80,8 +97,10 @@ final class IgniteCacheStore implements Store, InstanceCount {
     }
 
     /**
-     * Waits for a call on the store's pool (see the class comment: {@code invokeAsync} could
-     * block the caller), without the stage a caller's timeout would have to chain to.
+     * Waits on the caller's thread for a call that a thread of the store's pool sends with
+     * {@code invokeAsync} (see the class comment: {@code invokeAsync} could block the caller)
+     * and that Ignite's thread receiving the answer completes ({@link GridCalls#send}), without
+     * the stage a caller's timeout would have to chain to.
      */
     @Override
     public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
