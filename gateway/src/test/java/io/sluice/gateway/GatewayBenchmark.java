@@ -224,6 +224,9 @@ public final class GatewayBenchmark {
             redis.command(0, "CONFIG", "RESETSTAT");
             Map<String, long[]> nanos = measure(probes, workers, requests, KEYS, redis);
             added(nanos, "not limiting", "limiting on redis", "limiting on local");
+            // The Redis gateway's own time from a request's arrival to its verdict, on a Jetty thread
+            // again (the store's round trip and the hand-back included, the forwarding not).
+            System.out.println(storeCalls(onRedis));
             // Counts, not times: what Redis ran for the gateway's and the floor's decisions (warm-up included).
             System.out.println("redis commandstats: " + redis.command(0, "INFO", "commandstats"));
         } finally {
@@ -445,7 +448,10 @@ public final class GatewayBenchmark {
         }
     }
 
-    /** The gateway's store calls and lease and block-cache counts, from its own /metrics. */
+    /**
+     * The gateway's store calls, lease and block-cache counts, and its decision time (p50 and p99
+     * over the last minute, Micrometer's window), from its own /metrics.
+     */
     private static String storeCalls(Gateway gateway) throws Exception {
         String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                 + gateway.adminPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
@@ -453,7 +459,7 @@ public final class GatewayBenchmark {
         for (String line : metrics.split("\n")) {
             if (!line.startsWith("#") && (line.startsWith("sluice_store_latency_seconds_count")
                     || line.startsWith("sluice_lease") || line.startsWith("sluice_block_cache")
-                    || line.startsWith("sluice_gateway_requests"))) {
+                    || line.startsWith("sluice_gateway_requests") || line.startsWith("sluice_gateway_decision"))) {
                 lines.append("\n  ").append(line);
             }
         }
