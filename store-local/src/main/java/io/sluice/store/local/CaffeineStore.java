@@ -406,7 +406,8 @@ final class CaffeineStore implements Store {
         @Override
         public long expireAfterRead(String key, Cell cell, long currentTimeNanos,
                                     long currentDurationNanos) {
-            // Only the reads a busy key records (Cell.used, a quarter period apart) come here.
+            // Only recorded reads come here: a busy key's (Cell.used, a quarter period apart) and
+            // the leases'; a decision reads quietly.
             if (currentDurationNanos >= cell.keepNanos) {
                 return currentDurationNanos;
             }
