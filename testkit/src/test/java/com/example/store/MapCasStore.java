@@ -64,8 +64,12 @@ final class MapCasStore implements Store {
         }
         sweepIfDue();
         while (true) {
+            Stored read = map.get(key);
+            // The clock is read after the state: whoever wrote that state read the clock before
+            // writing it, so no decision runs at a time earlier than the state's own (on an
+            // earlier time a GCRA would count fewer tokens left than the writer did).
             long now = clock.nowMicros();
-            Stored stored = live(key, now);
+            Stored stored = live(key, read, now);
             KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored.state());
             Decision decision = state.tryAcquire(limits, now, cost);
             if (!decision.allowed()) {
@@ -85,9 +89,8 @@ final class MapCasStore implements Store {
     // end::tryAcquire[]
 
     // tag::expiry[]
-    /** The key's entry, or null when it has none or its entry has expired (which is then removed). */
-    private Stored live(String key, long now) {
-        Stored stored = map.get(key);
+    /** The key's entry as read, or null when it has none or it has expired (which is then removed). */
+    private Stored live(String key, Stored stored, long now) {
         if (stored != null && stored.expiresAtMicros() <= now) {
             map.remove(key, stored);
             return null;
@@ -107,7 +110,7 @@ final class MapCasStore implements Store {
 
     /** Whether the map holds an entry for the key, after freeing it if it has expired. */
     boolean holdsEntryFor(String key) {
-        return live(key, clock.nowMicros()) != null;
+        return live(key, map.get(key), clock.nowMicros()) != null;
     }
     // end::expiry[]
 
