@@ -77,6 +77,7 @@ final class ConfiguredStore implements AutoCloseable {
         }
         boolean cluster = "cluster".equals(settings.mode());
         RedisStore.Builder builder = cluster ? RedisStore.cluster(uris) : RedisStore.standalone(uris.get(0));
+        builder.readKeySchema1(settings.readKeySchema1());
         if (settings.timeout() != null) {
             builder.commandTimeout(settings.timeout());
         }

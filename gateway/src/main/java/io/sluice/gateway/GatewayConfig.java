@@ -41,15 +41,17 @@ record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFam
     /**
      * Where the state lives. Fields that do not apply to {@code kind} are rejected when read.
      * {@code instances} is the fallback's divisor when set, else 0: the store counts the gateways.
+     * {@code readKeySchema1}: a Redis store also reads the state Redis keys of schema 1 hold (during
+     * a rolling upgrade from a version that wrote them).
      */
     record StoreSettings(String kind, @Nullable String mode, List<String> uris, List<String> addresses,
                          @Nullable String clusterName, @Nullable String name, @Nullable Duration timeout,
-                         long maximumSize, int instances) {
+                         long maximumSize, int instances, boolean readKeySchema1) {
     }
 
     private static final Map<String, Set<String>> STORE_FIELDS = Map.of(
             "local", Set.of("type", "maximum-size"),
-            "redis", Set.of("type", "uri", "cluster", "timeout", "instances"),
+            "redis", Set.of("type", "uri", "cluster", "timeout", "instances", "read-key-schema-1"),
             "hazelcast", Set.of("type", "mode", "cluster-name", "addresses", "map", "timeout", "instances"),
             "ignite", Set.of("type", "mode", "addresses", "cache", "timeout", "instances"));
 
@@ -75,7 +77,7 @@ record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFam
         Reader reader = new Reader(file);
         Map<String, Node> top = root instanceof MappingNode ? reader.mapping(root) : Map.of();
         StoreSettings store = top.containsKey("store") ? reader.store(top.get("store"))
-                : new StoreSettings("local", null, List.of(), List.of(), null, null, null, 1_000_000, 0);
+                : new StoreSettings("local", null, List.of(), List.of(), null, null, null, 1_000_000, 0, false);
         ClientIdentity identity = ClientIdentity.ofDefaults();
         Set<HeaderFamily> families = EnumSet.of(HeaderFamily.IETF);
         if (top.containsKey("http")) {
@@ -185,7 +187,18 @@ record GatewayConfig(StoreSettings store, ClientIdentity identity, Set<HeaderFam
             String name = fields.containsKey("map") ? scalar(fields.get("map"))
                     : fields.containsKey("cache") ? scalar(fields.get("cache")) : null;
             String clusterName = fields.containsKey("cluster-name") ? scalar(fields.get("cluster-name")) : null;
-            return new StoreSettings(kind, mode, uris, addresses, clusterName, name, timeout, maximumSize, instances);
+            boolean readKeySchema1 = fields.containsKey("read-key-schema-1")
+                    && flag(fields.get("read-key-schema-1"), "read-key-schema-1");
+            return new StoreSettings(kind, mode, uris, addresses, clusterName, name, timeout, maximumSize, instances,
+                    readKeySchema1);
+        }
+
+        private boolean flag(Node node, String field) {
+            String text = scalar(node);
+            if (!text.equals("true") && !text.equals("false")) {
+                throw error(node, field + " must be true or false, got '" + text + "'");
+            }
+            return text.equals("true");
         }
 
         Map<String, Node> fields(Node node, String what, Set<String> allowed) {

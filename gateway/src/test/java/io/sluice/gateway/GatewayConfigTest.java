@@ -54,7 +54,10 @@ class GatewayConfigTest {
             assertThat(store.mode()).isEqualTo("cluster");
             assertThat(store.uris()).containsExactly("redis://node-1:6379", "redis://node-2:6379");
             assertThat(store.timeout()).isEqualTo(Duration.ofMillis(20));
+            assertThat(store.readKeySchema1()).as("unset: schema 1 is not read").isFalse();
         });
+        assertThat(GatewayConfig.parse("store:\n  type: redis\n  uri: redis://x\n  read-key-schema-1: true\n"
+                + POLICY, "sluice.yaml").store().readKeySchema1()).isTrue();
         assertThat(config.identity().apiKeyHeader()).contains("Authorization-Key");
         assertThat(config.headerFamilies()).isEqualTo(Set.of(HeaderFamily.X_RATE_LIMIT));
     }
@@ -82,7 +85,7 @@ class GatewayConfigTest {
     void mistakesAreReportedWithTheirLine() {
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: redis\n  uri: redis://x\n  timout: 5ms\n",
                 "sluice.yaml")).hasMessage("sluice.yaml:4: unknown field 'timout' in a redis store (expected one of "
-                        + "[cluster, instances, timeout, type, uri])");
+                        + "[cluster, instances, read-key-schema-1, timeout, type, uri])");
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: memcached\n", "sluice.yaml"))
                 .hasMessageStartingWith("sluice.yaml:2: unknown store type 'memcached'");
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: hazelcast\n", "sluice.yaml"))
@@ -99,6 +102,8 @@ class GatewayConfigTest {
                 .hasMessageStartingWith("sluice.yaml:3: unknown field 'instances' in a local store");
         assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: redis\n  uri: redis://x\n  timeout: soon\n",
                 "sluice.yaml")).hasMessageStartingWith("sluice.yaml:4: timeout:");
+        assertThatThrownBy(() -> GatewayConfig.parse("store:\n  type: redis\n  uri: redis://x\n  read-key-schema-1: yes\n",
+                "sluice.yaml")).hasMessage("sluice.yaml:4: read-key-schema-1 must be true or false, got 'yes'");
     }
 
     @Test
