@@ -1,6 +1,7 @@
 package io.sluice.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
@@ -101,7 +102,7 @@ class RedisClusterStoreIT {
     /** Redis 7 and later: build() loaded the library on every master. */
     @Test
     void theLibraryIsOnEveryMaster() {
-        org.junit.jupiter.api.Assumptions.assumeFalse(redis.version().startsWith("6."), "Redis 7 or later");
+        assumeFalse(redis.version().startsWith("6."), "Redis 7 or later");
         for (int node = 0; node < 3; node++) {
             assertThat(String.valueOf(redis.command(node, "FUNCTION", "LIST", "LIBRARYNAME", LuaLibrary.SLUICE.name())))
                     .as("master " + node).contains(LuaLibrary.SLUICE.name() + "_decide");

@@ -2,6 +2,7 @@ package io.sluice.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
@@ -352,7 +353,7 @@ class RedisStoreIT {
      */
     @Test
     void aFunctionFlushIsOneReloadAndOneRetry() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(functionsAvailable(), "Redis 7 or later");
+        assumeTrue(functionsAvailable(), "Redis 7 or later");
         Store store = storeOnRedisTime();
         List<Limit> limits = List.of(limit(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)));
         redis.command(0, "FUNCTION", "FLUSH");
@@ -370,7 +371,7 @@ class RedisStoreIT {
     /** A user whose ACL denies {@code FUNCTION} (it may run scripts) gets a store on scripts. */
     @Test
     void aUserWithoutTheFunctionPermissionRunsScripts() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(functionsAvailable(), "Redis 7 or later");
+        assumeTrue(functionsAvailable(), "Redis 7 or later");
         redis.command(0, "ACL", "SETUSER", "no-functions", "on", ">secret", "~*", "&*", "+@all", "-function");
         try {
             RedisURI uri = RedisURI.create(redis.uri().replace("redis://", "redis://no-functions:secret@"));
