@@ -24,6 +24,7 @@ import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import io.sluice.api.Transition;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,6 +52,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class LettuceStore implements Store, InstanceCount {
 
+    /** Says once, when a store is built, why it runs scripts where Redis Functions were possible. */
+    private static final System.Logger LOGGER = System.getLogger(RedisStore.class.getName());
     /** Redis answers per limit: outcome, remaining, resetAfter, retryAfter. */
     private static final int REPLY_FIELDS = 4;
     private static final long DENIED = 0;
@@ -321,6 +324,8 @@ final class LettuceStore implements Store, InstanceCount {
             }
             for (CompletableFuture<String> info : infos) {
                 if (majorVersion(info.get(bound.toNanos(), TimeUnit.NANOSECONDS)) < 7) {
+                    LOGGER.log(Level.INFO, "a Redis master runs a version before 7: decisions are EVALSHA of a "
+                            + "script, not FCALL of Redis Functions");
                     return false;
                 }
             }
@@ -332,6 +337,9 @@ final class LettuceStore implements Store, InstanceCount {
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : unwrap(e.getCause());
             if (cause instanceof RedisCommandExecutionException && String.valueOf(cause.getMessage()).startsWith("NOPERM")) {
+                LOGGER.log(Level.INFO, "the Redis user may not load functions (" + cause.getMessage()
+                        + "): decisions are EVALSHA of a script, not FCALL of Redis Functions, which cost "
+                        + "Redis more per decision; allow FUNCTION to the user to use them");
                 return false;
             }
             throw new StoreUnavailableException("Redis did not load the functions: " + cause, cause);
