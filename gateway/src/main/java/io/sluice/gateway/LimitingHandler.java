@@ -18,6 +18,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides every request before the handler it wraps (the reverse proxy) sees it: an admitted
@@ -52,26 +53,37 @@ final class LimitingHandler extends Handler.Wrapper {
         CompletableFuture<HttpVerdict> decision = verdict.toCompletableFuture();
         if (decision.isDone()) {
             // Decided in this thread (the local store, a block-cache hit, a lease): no hand-over.
-            complete(request, response, callback, start, decision);
+            complete(request, response, callback, start, decision, null, false);
         } else {
             // The store's I/O thread completes the decision (Lettuce's one event loop for all of
             // a Redis store's calls): forwarding there would queue every other store reply behind
             // this request's proxying, so the request goes back to the server's threads.
             Executor serverThreads = request.getComponents().getExecutor();
+            DecisionTiming timing = DecisionTiming.begin(start);
             decision.whenComplete((decided, failure) -> {
+                if (timing != null) {
+                    timing.decided();
+                }
                 try {
-                    serverThreads.execute(() -> complete(request, response, callback, start, decision));
+                    serverThreads.execute(() -> complete(request, response, callback, start, decision, timing, true));
                 } catch (RejectedExecutionException e) {
                     // The server's threads are stopping: answering here beats leaving the client waiting.
-                    complete(request, response, callback, start, decision);
+                    complete(request, response, callback, start, decision, timing, false);
                 }
             });
         }
         return true;
     }
 
+    /**
+     * Answers or forwards the decided request; {@code timing}, when recorded, learns whether the
+     * thread doing it is another than the one that completed the decision ({@code handedOff}).
+     */
     private void complete(Request request, Response response, Callback callback, long start,
-                          CompletableFuture<HttpVerdict> decision) {
+                          CompletableFuture<HttpVerdict> decision, @Nullable DecisionTiming timing, boolean handedOff) {
+        if (timing != null) {
+            timing.resumed(handedOff);
+        }
         HttpVerdict decided;
         try {
             decided = decision.join();
@@ -82,6 +94,9 @@ final class LimitingHandler extends Handler.Wrapper {
         }
         recorder.record(decided, System.nanoTime() - start);
         respond(request, response, callback, decided);
+        if (timing != null) {
+            timing.responded();
+        }
     }
 
     private void respond(Request request, Response response, Callback callback, HttpVerdict verdict) {

@@ -17,6 +17,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +27,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -34,6 +38,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Where the handler wrapped by the {@link LimitingHandler} runs: never on the thread that
@@ -62,6 +67,8 @@ class LimitingHandlerTest {
     /** Counted down once the limiting handler returned: the decision is awaited by then. */
     private final CountDownLatch handled = new CountDownLatch(1);
     private final HttpClient http = HttpClient.newHttpClient();
+    @TempDir
+    Path dir;
     private Server server;
 
     @AfterEach
@@ -76,6 +83,32 @@ class LimitingHandlerTest {
 
         assertThat(get().statusCode()).isEqualTo(200);
         assertThat(forwardedOn.get()).isNotNull().isNotEqualTo(STORE_THREAD).startsWith("qtp");
+    }
+
+    /** With a recording on, a decision from the store's thread leaves its timing: where its time went, and the hand-off. */
+    @Test
+    void aRecordingGetsTheTimingOfADecisionFromTheStore() throws Exception {
+        start(new CompletingElsewhere(LocalStore.builder().build()));
+        Path file = dir.resolve("timings.jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable(DecisionTiming.NAME);
+            recording.start();
+            assertThat(get().statusCode()).isEqualTo(200);
+            recording.stop();
+            recording.dump(file);
+        }
+
+        List<RecordedEvent> timings = RecordingFile.readAllEvents(file).stream()
+                .filter(event -> event.getEventType().getName().equals(DecisionTiming.NAME)).toList();
+        assertThat(timings).hasSize(1);
+        RecordedEvent timing = timings.get(0);
+        // The store answers only once the handler returned: its part is never empty.
+        assertThat(timing.getDuration("store")).isPositive();
+        assertThat(timing.getDuration("decideCall")).isPositive();
+        assertThat(timing.getDuration("handOff").isNegative()).isFalse();
+        assertThat(timing.getDuration("respond")).isPositive();
+        assertThat(timing.getBoolean("handedOff")).isTrue();
+        assertThat(timing.getThread().getJavaName()).startsWith("qtp");
     }
 
     @Test
