@@ -38,6 +38,39 @@ final class Checks {
         }
     }
 
+    /**
+     * An admission's new state of three longs as {@code newState} says: none, a new array, or
+     * {@code old} overwritten when it has three longs.
+     */
+    static long[] written(Probing.NewState newState, long @Nullable [] old, long first, long second, long third) {
+        if (newState == Probing.NewState.NONE) {
+            return NO_STATE;
+        }
+        if (newState == Probing.NewState.IN_PLACE && old != null && old.length == 3) {
+            old[0] = first;
+            old[1] = second;
+            old[2] = third;
+            return old;
+        }
+        return new long[] {first, second, third};
+    }
+
+    /** {@link #written(Probing.NewState, long[], long, long, long)} for a state of four longs. */
+    static long[] written(Probing.NewState newState, long @Nullable [] old, long first, long second, long third,
+                          long fourth) {
+        if (newState == Probing.NewState.NONE) {
+            return NO_STATE;
+        }
+        if (newState == Probing.NewState.IN_PLACE && old != null && old.length == 4) {
+            old[0] = first;
+            old[1] = second;
+            old[2] = third;
+            old[3] = fourth;
+            return old;
+        }
+        return new long[] {first, second, third, fourth};
+    }
+
     static boolean hasTag(long @Nullable [] state, long tag) {
         return state != null && state.length > 0 && state[0] == tag;
     }

@@ -28,7 +28,7 @@ final class FixedWindow implements Probing, LeaseReturn {
 
     @Override
     public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost,
-                                 boolean build) {
+                                 NewState newState) {
         Checks.cost(cost);
         long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
@@ -44,7 +44,7 @@ final class FixedWindow implements Probing, LeaseReturn {
         // One Transition, built in one place (see Probing).
         return Transition.of(allowed, exceeds, allowed ? permits - count - cost : Math.max(0, permits - count),
                 exceeds && count == 0 ? 0 : windowEndsAfter, windowEndsAfter,
-                !allowed ? storedState : build ? new long[] {TAG, windowStart, count + cost} : Checks.NO_STATE);
+                !allowed ? storedState : Checks.written(newState, storedState, TAG, windowStart, count + cost));
     }
 
     /** Takes the tokens off the count while the window is still the one the lease was charged in. */

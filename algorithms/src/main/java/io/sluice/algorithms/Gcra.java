@@ -34,7 +34,7 @@ final class Gcra implements Probing, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, boolean build) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, NewState newState) {
         Checks.cost(cost);
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
@@ -64,7 +64,7 @@ final class Gcra implements Probing, LeaseReturn {
         }
         // One Transition, built in one place (see Probing).
         return Transition.of(allowed, exceeds, remaining, resetAfter, retryAfter,
-                !allowed ? state : build ? owing(nowMicros, next, perMicro) : Checks.NO_STATE);
+                !allowed ? state : owing(newState, state, nowMicros, next, perMicro));
     }
 
     /*
@@ -94,9 +94,9 @@ final class Gcra implements Probing, LeaseReturn {
         return ahead - tauMicros + rate.microsToAdd(beyond);
     }
 
-    /** The state of a bucket owing {@code units} at {@code nowMicros}. */
-    private static long[] owing(long nowMicros, long units, long perMicro) {
-        return new long[] {TAG, nowMicros + units / perMicro, units % perMicro};
+    /** The state of a bucket owing {@code units} at {@code nowMicros}, made as {@code newState} says. */
+    private static long[] owing(NewState newState, long @Nullable [] old, long nowMicros, long units, long perMicro) {
+        return Checks.written(newState, old, TAG, nowMicros + units / perMicro, units % perMicro);
     }
 
     /**

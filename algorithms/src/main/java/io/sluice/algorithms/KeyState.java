@@ -1,5 +1,6 @@
 package io.sluice.algorithms;
 
+import io.sluice.algorithms.Probing.NewState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Lease;
@@ -157,36 +158,46 @@ public final class KeyState {
         Checks.cost(cost);
         dropExpired(nowMicros);
         if (limits.size() == 1) {
-            // The common case, without the arrays of the general one.
+            // The common case, without the second pass of the general one.
             Limit limit = limits.get(0);
             int at = indexOf(limit.name());
-            Transition transition = transition(limit, at, nowMicros, cost, true);
+            Transition transition = transition(limit, at, nowMicros, cost, NewState.IN_PLACE);
             Decision decision = Decisions.of(limit, transition);
             if (decision.allowed()) {
-                charge(at, limit.name(), transition, nowMicros);
+                charge(at, limit.name(), transition.resetAfterMicros(), transition.state(), nowMicros);
             }
             return decision;
         }
         int count = limits.size();
-        Transition[] transitions = new Transition[count];
-        for (int i = 0; i < count; i++) {
+        Fold fold = new Fold();
+        for (int i = 0; i < count && !fold.costExceedsCapacity(); i++) {
+            // Nothing built: another limit may deny (a sliding log's copy would be wasted).
             Limit limit = limits.get(i);
-            // A sliding log that would admit is not copied yet: another limit may deny.
-            transitions[i] = transition(limit, indexOf(limit.name()), nowMicros, cost,
-                    !(limit.algorithm() instanceof SlidingLog));
-        }
-        Decision decision = Decisions.combine(limits, transitions);
-        if (decision.allowed()) {
-            for (int i = 0; i < count; i++) {
-                Limit limit = limits.get(i);
-                if (limit.algorithm() instanceof SlidingLog) {
-                    transitions[i] = transition(limit, indexOf(limit.name()), nowMicros, cost, true);
-                }
+            int at = indexOf(limit.name());
+            Algorithm algorithm = limit.algorithm();
+            if (algorithm instanceof Probing && !(at >= 0 && encoded[at] != null)) {
+                ((Probing) algorithm).fold(fold, i, inputState(at), nowMicros, limit, cost);
+            } else {
+                fold.add(i, transition(limit, at, nowMicros, cost, NewState.NONE));
             }
-            for (int i = 0; i < count; i++) {
-                // A limit charged before may have been removed, moving the others: look again.
-                String name = limits.get(i).name();
-                charge(indexOf(name), name, transitions[i], nowMicros);
+        }
+        Decision decision = fold.decision(limits);
+        if (!decision.allowed()) {
+            return decision;
+        }
+        for (int i = 0; i < count; i++) {
+            // Decided again, now writing the new state: the limits of one request have distinct
+            // names (Store's contract), so charging one left the next one's state as the first
+            // pass read it, and it admits again. A limit charged before may have been removed,
+            // moving the others: look again.
+            Limit limit = limits.get(i);
+            int at = indexOf(limit.name());
+            Algorithm algorithm = limit.algorithm();
+            if (algorithm instanceof Probing && !(at >= 0 && encoded[at] != null)) {
+                ((Probing) algorithm).charge(this, at, inputState(at), nowMicros, limit, cost);
+            } else {
+                Transition admitted = transition(limit, at, nowMicros, cost, NewState.IN_PLACE);
+                charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
             }
         }
         return decision;
@@ -197,7 +208,9 @@ public final class KeyState {
      * anything; {@code null} when it would admit. Only reads this state (an expired state is
      * read as absent, an encoded one in place or decoded into a copy), so that a store may
      * run it optimistically, without its lock, and take the lock only to admit: on a busy key
-     * most decisions are denials, which then leave the state's memory unwritten.
+     * most decisions are denials, which then leave the state's memory unwritten. Such a store
+     * must check afterwards that no change overlapped the read, and throw its result away if
+     * one did: {@link #tryAcquire} writes admissions into the states' arrays in place.
      *
      * @throws IllegalArgumentException when {@code limits} is empty or {@code cost} is below 1
      */
@@ -351,11 +364,15 @@ public final class KeyState {
         return at >= 0 && expiries[at] > nowMicros;
     }
 
-    private void charge(int at, String name, Transition transition, long nowMicros) {
-        if (transition.resetAfterMicros() > 0) {
+    /**
+     * Keeps an admitted transition's new state (its {@code resetAfterMicros} and {@code state})
+     * for the limit {@code name} at {@code at} (none when negative), or drops the limit's state
+     * when the admission left it fully reset.
+     */
+    void charge(int at, String name, long resetAfterMicros, long @Nullable [] state, long nowMicros) {
+        if (resetAfterMicros > 0) {
             // Admitted, so it has a state: Transition.allowed requires one.
-            long[] state = Objects.requireNonNull(transition.state(), "admitted transition's state");
-            put(at, name, state, nowMicros + transition.resetAfterMicros());
+            put(at, name, Objects.requireNonNull(state, "admitted transition's state"), nowMicros + resetAfterMicros);
         } else if (at >= 0) {
             remove(at);
         }
@@ -363,27 +380,42 @@ public final class KeyState {
 
     /**
      * The limit's transition on the state at {@code at} (none when negative); a sliding log's
-     * on its encoded longs when they were not decoded, and with {@code build} false without
-     * building an admission's new state ({@link Probing}).
+     * on its encoded longs when they were not decoded. A built-in algorithm's admission makes
+     * its new state as {@code newState} says ({@link Probing}): written into this state's own
+     * array ({@link NewState#IN_PLACE}) is safe because the store excludes other writers while
+     * it runs, and a reader without its lock ({@link #denial}) validates what it read.
      */
-    private Transition transition(Limit limit, int at, long nowMicros, long cost, boolean build) {
+    private Transition transition(Limit limit, int at, long nowMicros, long cost, NewState newState) {
         ByteBuffer bytes = at < 0 ? null : encoded[at];
-        if (bytes != null && limit.algorithm() instanceof SlidingLog) {
-            return ((SlidingLog) limit.algorithm()).transition(bytes.asLongBuffer(), nowMicros, limit, cost, build);
+        Algorithm algorithm = limit.algorithm();
+        if (bytes != null && algorithm instanceof SlidingLog) {
+            return ((SlidingLog) algorithm).transition(bytes.asLongBuffer(), nowMicros, limit, cost,
+                    newState != NewState.NONE);
         }
-        return transition(limit, stateOf(at), nowMicros, cost, build);
+        return algorithm instanceof Probing
+                ? ((Probing) algorithm).transition(inputState(at), nowMicros, limit, cost, newState)
+                : algorithm.transition(stateOf(at), nowMicros, limit, cost);
     }
 
     /**
-     * The limit's transition on {@code state}; a built-in algorithm's without building an
-     * admission's new state unless {@code build}.
+     * What a built-in algorithm decides the limit at {@code at} on: its state ({@link #stateOf}),
+     * or, for a limit with none (negative), a short array that no limit holds any more, kept
+     * past {@link #size} when its limit's state was dropped (at its expiry, mostly), with its tag
+     * cleared: every algorithm reads that as no state ({@link Algorithm}), and an admission
+     * writes its new state into it ({@link NewState#IN_PLACE}) when it has the length. Why: a
+     * key decided less often than its limits reset (most keys of many) dropped its states
+     * between requests and allocated new ones in each; the arrays are still its own.
      */
-    private static Transition transition(Limit limit, long @Nullable [] state, long nowMicros, long cost,
-                                         boolean build) {
-        Algorithm algorithm = limit.algorithm();
-        return algorithm instanceof Probing
-                ? ((Probing) algorithm).transition(state, nowMicros, limit, cost, build)
-                : algorithm.transition(state, nowMicros, limit, cost);
+    private long @Nullable [] inputState(int at) {
+        if (at >= 0) {
+            return stateOf(at);
+        }
+        long[] spare = size < states.length ? states[size] : null;
+        if (spare == null || spare.length == 0) {
+            return null;
+        }
+        spare[0] = 0;
+        return spare;
     }
 
     /** The state at {@code at} as an array, decoded now if it was still encoded; none when negative. */
@@ -435,8 +467,12 @@ public final class KeyState {
         expiries[at] = expiresAtMicros;
     }
 
-    /** Removes the entry at {@code at}, keeping the others in their order. */
+    /**
+     * Removes the entry at {@code at}, keeping the others in their order, and keeps its state's
+     * array past the end for the next limit without a state ({@link #inputState}).
+     */
     private void remove(int at) {
+        long[] removed = states[at];
         int after = size - at - 1;
         System.arraycopy(names, at + 1, names, at, after);
         System.arraycopy(states, at + 1, states, at, after);
@@ -444,7 +480,8 @@ public final class KeyState {
         System.arraycopy(expiries, at + 1, expiries, at, after);
         size--;
         names[size] = null;
-        states[size] = null;
+        // Not a long one (a sliding log's): that would hold its memory, and no other state fits it.
+        states[size] = removed.length <= FIXED_WIDTH_ABOVE ? removed : null;
         encoded[size] = null;
     }
 

@@ -23,18 +23,53 @@ import org.jspecify.annotations.Nullable;
 interface Probing extends Algorithm {
 
     /**
-     * The transition; with {@code build} false, an admission's {@link Transition#state()} is
-     * {@link Checks#NO_STATE}, not the state to store.
+     * The transition, with an admission's {@link Transition#state()} built as {@code newState}
+     * says: not at all ({@link Checks#NO_STATE}), as a new array, or written into {@code state}.
      */
-    Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, boolean build);
+    Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, NewState newState);
 
     @Override
     default Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        return transition(state, nowMicros, limit, cost, true);
+        return transition(state, nowMicros, limit, cost, NewState.NEW);
     }
 
     /** This limit's decision alone when it denies the request, else {@code null}; nothing built for an admission. */
     default @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, false));
+        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /**
+     * Adds this limit's transition, its new state not built, to {@code fold} as the limit at
+     * {@code index}: read here, where the JIT compiles it for each algorithm of a call site it
+     * inlines, so the transition is not allocated (returned to a caller that sees two
+     * algorithms, it is one of two allocations, which JDK 17 keeps).
+     */
+    default void fold(Fold fold, int index, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        fold.add(index, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /**
+     * Charges an admission of {@code cost} to the limit's state at {@code at} of {@code key}
+     * ({@link KeyState#charge}), its new state written into {@code state} when it fits; read
+     * here for the reason {@link #fold} says. The caller knows that the limit admits.
+     */
+    default void charge(KeyState key, int at, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        Transition admitted = transition(state, nowMicros, limit, cost, NewState.IN_PLACE);
+        key.charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
+    }
+
+    /** What a transition makes of an admission's new state. */
+    enum NewState {
+        /** Nothing: {@link Checks#NO_STATE}, for a caller that needs only the figures. */
+        NONE,
+        /** A new array, the given state left as it is ({@link Algorithm}'s contract). */
+        NEW,
+        /**
+         * Written into the given state array when that has the new state's length, else a new
+         * array: for {@link KeyState}, which owns its arrays and changes them only while its
+         * store excludes other writers. Why: on many keys each admission's new array was kept
+         * (so promoted by the collector, and a card marked) where the old one could be reused.
+         */
+        IN_PLACE
     }
 }

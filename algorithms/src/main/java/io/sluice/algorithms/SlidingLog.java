@@ -58,21 +58,23 @@ final class SlidingLog implements Probing {
     }
 
     /**
-     * The transition; with {@code build} false, an admission's new state is not built (its
+     * The transition; with {@link NewState#NONE}, an admission's new state is not built (its
      * {@link Transition#state()} is empty). {@link KeyState} asks so first when a request has
      * several limits, since another limit may deny it: then copying the log would be wasted,
-     * and a denial would cost as much as an admission.
+     * and a denial would cost as much as an admission. The new log is always a new array
+     * ({@link NewState#IN_PLACE} too): it has another length than the old one.
      */
     @Override
     public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost,
-                                 boolean build) {
+                                 NewState newState) {
         long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long[] log = Checks.hasTag(state, TAG) && state.length % 2 == 0 ? state : fromFormat1(state);
-        return transition(LongBuffer.wrap(log), storedState, nowMicros, limit, cost, build);
+        return transition(LongBuffer.wrap(log), storedState, nowMicros, limit, cost, newState != NewState.NONE);
     }
 
     /**
-     * As {@link #transition(long[], long, Limit, long, boolean)}, on a state read in place
+     * As {@link #transition(long[], long, Limit, long, NewState)}, with {@code build} false for
+     * {@link NewState#NONE}, on a state read in place
      * (a {@link KeyState} encoding's fixed-width longs): a denial reads the entries its two
      * binary searches visit, O(log n) of them, and an admission copies only the live ones.
      */
@@ -80,7 +82,7 @@ final class SlidingLog implements Probing {
         if (state.limit() < 2 || state.limit() % 2 != 0 || state.get(0) != TAG) {
             long[] other = new long[state.limit()];
             state.get(0, other);
-            return transition(other, nowMicros, limit, cost, build);
+            return transition(other, nowMicros, limit, cost, build ? NewState.NEW : NewState.NONE);
         }
         return transition(state, null, nowMicros, limit, cost, build);
     }

@@ -35,7 +35,7 @@ final class SlidingWindowCounter implements Probing, LeaseReturn {
 
     @Override
     public Transition transition(long @Nullable [] storedState, long nowMicros, Limit limit, long cost,
-                                 boolean build) {
+                                 NewState newState) {
         Checks.cost(cost);
         long[] state = storedState != null ? storedState : Checks.NO_STATE;
         long permits = limit.permits();
@@ -57,7 +57,7 @@ final class SlidingWindowCounter implements Probing, LeaseReturn {
         // One Transition, built in one place (see Probing).
         return Transition.of(allowed, exceeds, allowed ? permits - estimate - cost : Math.max(0, permits - estimate),
                 resetAfter(weights, windowStart, counted, previous, nowMicros), retryAfter,
-                !allowed ? storedState : build ? counts(windowStart, counted, previous) : Checks.NO_STATE);
+                !allowed ? storedState : Checks.written(newState, storedState, TAG, windowStart, counted, previous));
     }
 
     /*
@@ -74,10 +74,6 @@ final class SlidingWindowCounter implements Probing, LeaseReturn {
             return state[2];
         }
         return state[1] == start + period ? state[3] : 0;
-    }
-
-    private static long[] counts(long windowStart, long current, long previous) {
-        return new long[] {TAG, windowStart, current, previous};
     }
 
     /**

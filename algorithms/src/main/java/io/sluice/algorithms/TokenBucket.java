@@ -35,7 +35,7 @@ final class TokenBucket implements Probing, LeaseReturn {
     }
 
     @Override
-    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, boolean build) {
+    public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, NewState newState) {
         Checks.cost(cost);
         long burst = limit.burst();
         BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
@@ -59,7 +59,7 @@ final class TokenBucket implements Probing, LeaseReturn {
         // One Transition, built in one place (see Probing).
         return Transition.of(allowed, exceeds, rate.tokens(left), resetAfter(rate, capacity, left, lag),
                 allowed || exceeds ? 0 : lag + rate.microsToAdd(needed - units),
-                !allowed ? state : build ? new long[] {TAG, left, last, rate.scale()} : Checks.NO_STATE);
+                !allowed ? state : Checks.written(newState, state, TAG, left, last, rate.scale()));
     }
 
     /**

@@ -68,10 +68,34 @@ class AlgorithmProperties {
     void aTransitionWithoutItsStateBuiltHasTheSameFigures(@ForAll("anyScenario") Scenario scenario) {
         for (Replayed r : replay(scenario)) {
             Transition probe = ((Probing) scenario.limit().algorithm())
-                    .transition(r.stateBefore(), r.atMicros(), scenario.limit(), r.cost(), false);
+                    .transition(r.stateBefore(), r.atMicros(), scenario.limit(), r.cost(), Probing.NewState.NONE);
             assertSameDecision(probe, r.transition());
             assertThat(probe.retryAfterMicros()).as("retryAfter").isEqualTo(r.transition().retryAfterMicros());
             assertThat(probe.state()).as("state").isSameAs(probe.allowed() ? Checks.NO_STATE : r.stateBefore());
+        }
+    }
+
+    @Property(tries = 250)
+    void aTransitionInPlaceWritesTheSameStateIntoTheOldArrayWhenItFits(@ForAll("anyScenario") Scenario scenario) {
+        for (Replayed r : replay(scenario)) {
+            long[] old = r.stateBefore() == null ? null : r.stateBefore().clone();
+            Transition inPlace = ((Probing) scenario.limit().algorithm())
+                    .transition(old, r.atMicros(), scenario.limit(), r.cost(), Probing.NewState.IN_PLACE);
+            assertSameDecision(inPlace, r.transition());
+            assertThat(inPlace.retryAfterMicros()).as("retryAfter").isEqualTo(r.transition().retryAfterMicros());
+            if (!inPlace.allowed()) {
+                assertThat(inPlace.state()).as("a denial's state").isSameAs(old);
+                assertThat(old).as("a denial changes nothing").isEqualTo(r.stateBefore());
+                continue;
+            }
+            assertThat(inPlace.state()).as("state").isEqualTo(r.transition().state());
+            boolean fits = old != null && old.length == r.transition().state().length
+                    && !(scenario.limit().algorithm() instanceof SlidingLog);
+            if (fits) {
+                assertThat(inPlace.state()).as("the old array, overwritten").isSameAs(old);
+            } else {
+                assertThat(inPlace.state()).as("a new array").isNotSameAs(old);
+            }
         }
     }
 
