@@ -15,8 +15,18 @@ Usage: jmh/redis-callgrind.py MODE ALGORITHM N LUA_DIR [FLOOR_SCRIPT]
              evalsha-v1   EVALSHA of a store-redis before issue 10's Functions pass: ARGV of
                           decimal strings, a schema-1 key per limit, a reply of integers
              floor        EVALSHA of jmh's token-bucket-floor.lua (FLOOR_SCRIPT)
+             fcall-lease, evalsha-lease
+                          a lease of at most 10 tokens instead of a decision (Redis TIME)
+             fcall-give-back, evalsha-give-back
+                          a give-back of 5 unused tokens of a lease of 10, each client's lease
+                          taken before the counters are zeroed; both on the test-only clock
+                          ('test:<micros>', one instant), so that every give-back writes
   ALGORITHM  token-bucket or gcra (ignored by floor)
   LUA_DIR    store-redis/src/main/resources/io/sluice/store/redis of the tree to measure
+
+A lease's and a give-back's limits are sent as LUA_DIR's lease.lua reads them: one MessagePack
+argument and the names when it calls cmsgpack.unpack, else five decimal arguments per limit (a
+store-redis before the leases' MessagePack pass), so one command measures either tree.
 """
 import hashlib
 import os
@@ -27,6 +37,8 @@ import sys
 import time
 
 mode, algorithm, count, lua_dir = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+call, _, operation = mode.partition("-")
+operation = operation if operation in ("lease", "give-back") else "decide"
 port = 17000 + os.getpid() % 1000
 out = f"/tmp/redis-callgrind.{mode}.{algorithm}.{os.getpid()}"
 algorithm_id = {"token-bucket": 4, "gcra": 5}.get(algorithm, 0)
@@ -90,23 +102,58 @@ for _ in range(600):
     except OSError:
         time.sleep(0.2)
 
-if mode == "fcall":
+if call == "fcall":
     template = lua("library-header.lua", *algorithms, "decide.lua", "lease.lua", "give-back.lua",
                    "library-footer.lua")
     version = hashlib.sha1(template.encode()).hexdigest()[:16]
     reply = query(resp("FUNCTION", "LOAD", "REPLACE", template.replace("${version}", version)))
     assert not reply.startswith(b"-"), reply
-    called = f"sluice_{version}_decide"
+    function_of = {"decide": "decide", "lease": "lease", "give-back": "give_back"}
+    called = f"sluice_{version}_{function_of[operation]}"
+    taken = f"sluice_{version}_lease"
 else:
+    leasable = ["common.lua", "fixed-window.lua", "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua"]
     body = {"evalsha": lambda: lua(*algorithms, "decide.lua", "script-decide.lua"),
+            "evalsha-lease": lambda: lua(*leasable, "lease.lua", "script-lease.lua"),
+            "evalsha-give-back": lambda: lua("common.lua", "give-back.lua", "script-give-back.lua"),
             "evalsha-v1": lambda: lua(*algorithms, "decide.lua"),
             "floor": lambda: open(sys.argv[5], encoding="utf-8").read()}[mode]()
     reply = query(resp("SCRIPT", "LOAD", body))
     assert reply.startswith(b"$40"), reply
     called = hashlib.sha1(body.encode()).hexdigest()
+    if operation == "give-back":
+        lease_body = lua(*leasable, "lease.lua", "script-lease.lua")
+        assert query(resp("SCRIPT", "LOAD", lease_body)).startswith(b"$40")
+        taken = hashlib.sha1(lease_body.encode()).hexdigest()
+
+message_pack_leases = "cmsgpack.unpack" in open(os.path.join(lua_dir, "lease.lua"), encoding="utf-8").read()
+# The give-backs' one instant, on the test-only clock.
+instant = 1_000_000_000_000
+
+
+def lease_limits():
+    if message_pack_leases:
+        return [msgpack_integers([0, algorithm_id, 100, 100, 1000000]), "per-second"]
+    return ["per-second", algorithm_id, 100, 100, 1000000]
+
+
+def lease(i, prefix, clock):
+    key = f"sluice{{{prefix}{i:016d}xxxxx}}"
+    command = "FCALL" if call == "fcall" else "EVALSHA"
+    return resp(command, called if operation == "lease" else taken, 1, key, clock, 10, *lease_limits())
+
+
+def give_back(i, prefix):
+    key = f"sluice{{{prefix}{i:016d}xxxxx}}"
+    return resp("FCALL" if call == "fcall" else "EVALSHA", called, 1, key, f"test:{instant}", 5, instant,
+                *lease_limits())
 
 
 def decision(i, prefix):
+    if operation == "lease":
+        return lease(i, prefix, "redis")
+    if operation == "give-back":
+        return give_back(i, prefix)
     key = f"sluice{{{prefix}{i:016d}xxxxx}}"
     if mode == "floor":
         return resp("EVALSHA", called, 1, key, 100, 10000, 1)
@@ -117,12 +164,20 @@ def decision(i, prefix):
     return resp("FCALL" if mode == "fcall" else "EVALSHA", called, 1, key, "redis", 1, numbers, "per-second")
 
 
-def send(prefix, n):
+def send(prefix, n, command=decision):
     piped = subprocess.run(["redis-cli", "-p", str(port), "--pipe"], capture_output=True,
-                           input=b"".join(decision(i, prefix) for i in range(n)))
+                           input=b"".join(command(i, prefix) for i in range(n)))
     assert b"errors: 0" in piped.stdout, piped.stdout
 
 
+def given_lease(i, prefix):
+    return lease(i, prefix, f"test:{instant}")
+
+
+if operation == "give-back":
+    # The leases given back, not counted.
+    send("w", 200, given_lease)
+    send("m", count, given_lease)
 send("w", 200)
 subprocess.run(["callgrind_control", "-z", str(server.pid)], capture_output=True)
 send("m", count)
@@ -135,4 +190,5 @@ except OSError:
 server.wait()
 with open(out + ".1") as dump:
     total = next(int(line.split()[1]) for line in dump if line.startswith("summary:"))
-print(f"{mode} {algorithm}: {total:,} instructions for {count:,} decisions, {total / count:,.0f} per decision")
+calls = {"decide": "decisions", "lease": "leases", "give-back": "give-backs"}[operation]
+print(f"{mode} {algorithm}: {total:,} instructions for {count:,} {calls}, {total / count:,.0f} per {calls[:-1]}")

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -40,6 +44,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Not a test: the measurements behind docs/benchmarks.md's gateway section, run by
@@ -222,8 +227,13 @@ public final class GatewayBenchmark {
                 return 0;
             });
             redis.command(0, "CONFIG", "RESETSTAT");
-            Map<String, long[]> nanos = measure(probes, workers, requests, KEYS, redis);
-            added(nanos, "not limiting", "limiting on redis", "limiting on local");
+            try (Load load = new Load(workers); Recording timings = new Recording()) {
+                timings.enable(DecisionTiming.NAME);
+                Map<String, long[]> nanos = measure(probes, load, workers, requests, KEYS, redis, timings);
+                added(nanos, "not limiting", "limiting on redis", "limiting on local");
+                slowestDecisions(timings);
+                wakeUps(probes, load, requests / 4, redis);
+            }
             // The Redis gateway's own time from a request's arrival to its verdict, on a Jetty thread
             // again (the store's round trip and the hand-back included, the forwarding not).
             System.out.println(storeCalls(onRedis));
@@ -336,12 +346,14 @@ public final class GatewayBenchmark {
     private static Map<String, long[]> measure(Map<String, Probe> probes, int workers, int requests, int keys,
                                                RedisFixture redis) throws Exception {
         try (Load load = new Load(workers)) {
-            return measure(probes, load, workers, requests, keys, redis);
+            return measure(probes, load, workers, requests, keys, redis, null);
         }
     }
 
+    /** As above, with the workers of {@code load}; {@code recording}, when given, records the measured run only. */
     private static Map<String, long[]> measure(Map<String, Probe> probes, Load load, int workers, int requests,
-                                               int keys, RedisFixture redis) throws Exception {
+                                               int keys, RedisFixture redis, @Nullable Recording recording)
+            throws Exception {
         List<Probe> list = new ArrayList<>(probes.values());
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         long jitBefore = jit.getTotalCompilationTime();
@@ -374,9 +386,15 @@ public final class GatewayBenchmark {
         List<Map<Long, ThreadTimes.Sample>> redisBefore = redisPids.stream().map(ThreadTimes::snapshot).toList();
         ThreadTimes.Cpu cpuBefore = ThreadTimes.machine();
         long jitAtStart = jit.getTotalCompilationTime();
+        if (recording != null) {
+            recording.start();
+        }
         long start = System.nanoTime();
         long[][] nanos = load.run(list, requests, keys, statuses);
         long wall = System.nanoTime() - start;
+        if (recording != null) {
+            recording.stop();
+        }
         long jitDuring = jit.getTotalCompilationTime() - jitAtStart;
         ThreadTimes.Cpu cpu = ThreadTimes.machine().minus(cpuBefore);
         Map<String, ThreadTimes.Times> groups = new TreeMap<>(ThreadTimes.between(jvmBefore,
@@ -407,6 +425,91 @@ public final class GatewayBenchmark {
         System.out.println("threads' time during the measured run (schedstat: run on a CPU, waited for one):");
         ThreadTimes.describe(groups, calls).forEach(System.out::println);
         return byName;
+    }
+
+    /**
+     * Where the time of the Redis gateway's requests went before the forwarding
+     * ({@link DecisionTiming}, recorded during the measured run): the median request's parts,
+     * and the mean parts of the slowest 1% (by the four parts' sum), with how many of them were
+     * handed back to the server's threads.
+     */
+    private static void slowestDecisions(Recording recording) throws Exception {
+        Path file = Files.createTempFile("sluice-decisions", ".jfr");
+        try {
+            recording.dump(file);
+            List<long[]> rows = new ArrayList<>();
+            for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
+                if (event.getEventType().getName().equals(DecisionTiming.NAME)) {
+                    rows.add(new long[] {event.getDuration("decideCall").toNanos(), event.getDuration("store").toNanos(),
+                            event.getDuration("handOff").toNanos(), event.getDuration("respond").toNanos(),
+                            event.getBoolean("handedOff") ? 1 : 0});
+                }
+            }
+            if (rows.isEmpty()) {
+                System.out.println("no decision timings recorded");
+                return;
+            }
+            rows.sort(Comparator.comparingLong(row -> row[0] + row[1] + row[2] + row[3]));
+            long handedOff = rows.stream().filter(row -> row[4] == 1).count();
+            System.out.printf(Locale.ROOT, "the Redis gateway's decisions from the store (JFR %s, %d requests, %d handed "
+                    + "back to the server's threads), in ms: decide call / store / hand-off / respond and forward%n",
+                    DecisionTiming.NAME, rows.size(), handedOff);
+            long[] median = rows.get(rows.size() / 2);
+            System.out.printf(Locale.ROOT, "  the median request: %.3f / %.3f / %.3f / %.3f%n", median[0] / 1e6,
+                    median[1] / 1e6, median[2] / 1e6, median[3] / 1e6);
+            List<long[]> slowest = rows.subList(rows.size() - Math.max(1, rows.size() / 100), rows.size());
+            double[] mean = new double[4];
+            for (long[] row : slowest) {
+                for (int i = 0; i < 4; i++) {
+                    mean[i] += row[i] / 1e6 / slowest.size();
+                }
+            }
+            System.out.printf(Locale.ROOT, "  the slowest 1%% (%d, from %.3f ms), mean: %.3f / %.3f / %.3f / %.3f; "
+                            + "handed back: %d%n", slowest.size(), Arrays.stream(slowest.get(0)).limit(4).sum() / 1e6,
+                    mean[0], mean[1], mean[2], mean[3], slowest.stream().filter(row -> row[4] == 1).count());
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * The thread wake-ups of one request to each probe alone: the probe's requests on their
+     * own (the same workers), and the context switches of this JVM's threads and
+     * {@code redis-server}'s in between, per request and thread group. A voluntary switch is a
+     * thread that blocked and was woken again: a hand-off between threads, which on a busy
+     * machine costs a wait for a CPU. It does not depend on the CPU's speed or load, so the
+     * difference between the proxy with and without the limiter is the limiter's hand-offs
+     * (the involuntary switches, preemptions, depend on the load).
+     */
+    private static void wakeUps(Map<String, Probe> probes, Load load, int requests, RedisFixture redis)
+            throws Exception {
+        System.out.printf(Locale.ROOT, "context switches per request, each probe alone (%d requests each; "
+                + "voluntary: a thread woken, involuntary: preempted):%n", requests);
+        long pid = ProcessHandle.current().pid();
+        List<Long> redisPids = redis.pids();
+        for (Map.Entry<String, Probe> probe : probes.entrySet()) {
+            Map<Long, ThreadTimes.Sample> jvmBefore = ThreadTimes.switches(pid);
+            List<Map<Long, ThreadTimes.Sample>> redisBefore = redisPids.stream().map(ThreadTimes::switches).toList();
+            load.run(List.of(probe.getValue()), requests, KEYS, null);
+            Map<String, ThreadTimes.Times> groups = new TreeMap<>(ThreadTimes.between(jvmBefore,
+                    ThreadTimes.switches(pid), GatewayBenchmark::threadGroup));
+            for (int i = 0; i < redisPids.size(); i++) {
+                groups.merge("redis-server (process)", ThreadTimes.between(redisBefore.get(i),
+                        ThreadTimes.switches(redisPids.get(i)), name -> "redis-server (process)")
+                        .getOrDefault("redis-server (process)", ThreadTimes.Times.ZERO), ThreadTimes.Times::plus);
+            }
+            ThreadTimes.Times all = groups.values().stream().reduce(ThreadTimes.Times.ZERO, ThreadTimes.Times::plus);
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                    "  %-24s voluntary %5.2f, involuntary %5.2f:", probe.getKey(),
+                    (double) all.runNanos() / requests, (double) all.waitNanos() / requests));
+            groups.forEach((group, times) -> {
+                if (times.runNanos() + times.waitNanos() >= requests / 100) {
+                    line.append(String.format(Locale.ROOT, " %s %.2f/%.2f;", group,
+                            (double) times.runNanos() / requests, (double) times.waitNanos() / requests));
+                }
+            });
+            System.out.println(line);
+        }
     }
 
     /** CPU time the JIT's compiler threads have run (those still alive). */

@@ -17,15 +17,21 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -34,11 +40,13 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Where the handler wrapped by the {@link LimitingHandler} runs: never on the thread that
- * completed the store's decision (for Redis, Lettuce's one I/O thread for all of the store's
- * replies), and without a hand-over when the decision was made at once.
+ * Where the handler wrapped by the {@link LimitingHandler} runs: on the thread that completed
+ * the store's decision (for Redis, Lettuce's one I/O thread for all of the store's replies)
+ * when no other decision waits, on the server's threads when one does, and without a
+ * hand-over when the decision was made at once.
  */
 class LimitingHandlerTest {
 
@@ -55,13 +63,19 @@ class LimitingHandlerTest {
               keys:
                 - key: "the-key"
                   tier: free
+                - key: "another-key"
+                  tier: free
             """;
 
     private final ExecutorService storeThread = Executors.newSingleThreadExecutor(task -> new Thread(task, STORE_THREAD));
     private final AtomicReference<String> forwardedOn = new AtomicReference<>();
+    /** The thread that forwarded each request, by its API key. */
+    private final Map<String, String> forwardedOnByKey = new ConcurrentHashMap<>();
     /** Counted down once the limiting handler returned: the decision is awaited by then. */
-    private final CountDownLatch handled = new CountDownLatch(1);
+    private CountDownLatch handled = new CountDownLatch(1);
     private final HttpClient http = HttpClient.newHttpClient();
+    @TempDir
+    Path dir;
     private Server server;
 
     @AfterEach
@@ -71,11 +85,58 @@ class LimitingHandlerTest {
     }
 
     @Test
-    void aDecisionCompletedOnTheStoresThreadIsForwardedOnTheServersThreads() throws Exception {
+    void aDecisionCompletedOnTheStoresThreadWhileNoOtherWaitsIsForwardedThere() throws Exception {
         start(new CompletingElsewhere(LocalStore.builder().build()));
 
         assertThat(get().statusCode()).isEqualTo(200);
-        assertThat(forwardedOn.get()).isNotNull().isNotEqualTo(STORE_THREAD).startsWith("qtp");
+        assertThat(forwardedOn.get()).isEqualTo(STORE_THREAD);
+    }
+
+    /**
+     * Two requests wait for the store, which answers them one after the other on its thread:
+     * the first answer comes while the second request still waits, so the first goes back to
+     * the server's threads; the second, the last one waiting, goes on where its answer came.
+     */
+    @Test
+    void aDecisionCompletedWhileAnotherWaitsIsForwardedOnTheServersThreads() throws Exception {
+        handled = new CountDownLatch(2);
+        start(new CompletingElsewhere(LocalStore.builder().build()));
+
+        CompletableFuture<HttpResponse<String>> first = getAsync("the-key");
+        CompletableFuture<HttpResponse<String>> second = getAsync("another-key");
+
+        assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        // Which request's answer the store's thread completes first is not fixed: one went each way.
+        assertThat(forwardedOnByKey.values()).hasSize(2).containsOnlyOnce(STORE_THREAD)
+                .anySatisfy(thread -> assertThat(thread).startsWith("qtp"));
+    }
+
+    /** With a recording on, a decision from the store's thread leaves its timing: where its time went, and the hand-off. */
+    @Test
+    void aRecordingGetsTheTimingOfADecisionFromTheStore() throws Exception {
+        start(new CompletingElsewhere(LocalStore.builder().build()));
+        Path file = dir.resolve("timings.jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable(DecisionTiming.NAME);
+            recording.start();
+            assertThat(get().statusCode()).isEqualTo(200);
+            recording.stop();
+            recording.dump(file);
+        }
+
+        List<RecordedEvent> timings = RecordingFile.readAllEvents(file).stream()
+                .filter(event -> event.getEventType().getName().equals(DecisionTiming.NAME)).toList();
+        assertThat(timings).hasSize(1);
+        RecordedEvent timing = timings.get(0);
+        // The store answers only once the handler returned: its part is never empty.
+        assertThat(timing.getDuration("store")).isPositive();
+        assertThat(timing.getDuration("decideCall")).isPositive();
+        assertThat(timing.getDuration("handOff").isNegative()).isFalse();
+        assertThat(timing.getDuration("respond")).isPositive();
+        // The only decision waiting: forwarded on the store's thread, without a hand-off.
+        assertThat(timing.getBoolean("handedOff")).isFalse();
+        assertThat(timing.getThread().getJavaName()).isEqualTo(STORE_THREAD);
     }
 
     @Test
@@ -97,6 +158,8 @@ class LimitingHandlerTest {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
                 forwardedOn.set(Thread.currentThread().getName());
+                forwardedOnByKey.put(String.valueOf(request.getHeaders().get("X-Api-Key")),
+                        Thread.currentThread().getName());
                 response.setStatus(200);
                 callback.succeeded();
                 return true;
@@ -120,9 +183,17 @@ class LimitingHandlerTest {
     }
 
     private HttpResponse<String> get() throws Exception {
+        return http.send(request("the-key"), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private CompletableFuture<HttpResponse<String>> getAsync(String key) {
+        return http.sendAsync(request(key), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest request(String key) {
         int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/things"))
-                .header("X-Api-Key", "the-key").build(), HttpResponse.BodyHandlers.ofString());
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/things"))
+                .header("X-Api-Key", key).build();
     }
 
     /**

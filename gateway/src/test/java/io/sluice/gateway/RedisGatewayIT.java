@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Gateways on a real redis-server: a fleet shares one limit; an outage is a 503. */
+/**
+ * Gateways on a real redis-server: a fleet shares one limit; an outage is a 503; the store
+ * section's {@code read-key-schema-1} reaches the Redis store.
+ */
 class RedisGatewayIT {
 
     @RegisterExtension
@@ -43,12 +46,18 @@ class RedisGatewayIT {
     }
 
     private Path config(String redisUri, String key) throws Exception {
+        return config(redisUri, key, "", "sluice.yaml");
+    }
+
+    /** The policy of one key of the free tier; {@code storeOption}, when not empty, is one more line of the store section. */
+    private Path config(String redisUri, String key, String storeOption, String fileName) throws Exception {
         // A generous timeout: a 2-core machine running the build can stall a command for milliseconds.
         String yaml = """
                 store:
                   type: redis
                   uri: %s
                   timeout: 500ms
+                %s
                 failure-policy: fail-closed
                 tiers:
                   - name: free
@@ -61,8 +70,8 @@ class RedisGatewayIT {
                   keys:
                     - key: "%s"
                       tier: free
-                """.formatted(redisUri, key);
-        Path file = dir.resolve("sluice.yaml");
+                """.formatted(redisUri, storeOption.isEmpty() ? "" : "  " + storeOption, key);
+        Path file = dir.resolve(fileName);
         Files.writeString(file, yaml, StandardCharsets.UTF_8);
         return file;
     }
@@ -121,5 +130,62 @@ class RedisGatewayIT {
         } finally {
             lost.close();
         }
+    }
+
+    /**
+     * A rolling upgrade through the gateway: with {@code read-key-schema-1: true} the Redis store
+     * reads a limit's state in key schema 1 ({@code sluice:v1:{<client>}:<limit name>}) when the
+     * client's key has none, so a client whose bucket an older version emptied is still denied;
+     * without it (the default, and {@code false}) that key is not read and the client is admitted.
+     */
+    @Test
+    void readKeySchemaOneReachesTheRedisStore() throws Exception {
+        String key = "upgraded-key";
+        // A server of its own: the client's key is then the only one.
+        try (RedisFixture redis = RedisFixture.standalone().start();
+             Gateway off = gateway(config(redis.uri(), key, "", "default.yaml"));
+             Gateway explicitlyOff = gateway(config(redis.uri(), key, "read-key-schema-1: false", "off.yaml"));
+             Gateway on = gateway(config(redis.uri(), key, "read-key-schema-1: true", "on.yaml"))) {
+            // The client's key in schema 2 is sluice{<hash>}: one admitted request writes it.
+            assertThat(get(off.port(), key).statusCode()).isEqualTo(200);
+            String clientKey = onlyClientKey(redis);
+            String version1Key = "sluice:v1:" + clientKey.substring("sluice".length()) + ":tier.free.per-hour";
+            long nowMicros = redisMicros(redis);
+            // Schema 1's token bucket, as an older version left it: empty, refilled now, kept for an hour
+            // (expiry, the state's tag, tokens, refilled at; RedisStoreIT writes the same).
+            redis.command(0, "SET", version1Key, (nowMicros + 3_600_000_000L) + ",1025,0," + nowMicros, "PX", "3600000");
+
+            redis.command(0, "DEL", clientKey);
+            assertThat(get(off.port(), key).statusCode()).as("not read by default").isEqualTo(200);
+            redis.command(0, "DEL", clientKey);
+            assertThat(get(explicitlyOff.port(), key).statusCode()).as("not read when false").isEqualTo(200);
+            redis.command(0, "DEL", clientKey);
+            HttpResponse<String> denied = get(on.port(), key);
+
+            assertThat(denied.statusCode()).as("read when true").isEqualTo(429);
+            // 30 an hour: the empty bucket's next token in 2 minutes.
+            assertThat(denied.headers().firstValue("Retry-After")).contains("120");
+            assertThat(upstream.served()).isEqualTo(3);
+        }
+    }
+
+    private Gateway gateway(Path config) {
+        return Gateway.start(new Gateway.Settings(config, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0,
+                Duration.ofSeconds(10), true));
+    }
+
+    /** The one client key in schema 2 (the test's client), not the instances' set. */
+    private static String onlyClientKey(RedisFixture redis) {
+        Object keys = redis.command(0, "KEYS", "sluice{*");
+        List<String> clients = ((List<?>) keys).stream().map(String::valueOf)
+                .filter(name -> !name.equals("sluice{instances}")).toList();
+        assertThat(clients).hasSize(1);
+        return clients.get(0);
+    }
+
+    /** Redis's clock ({@code TIME}) in microseconds: the store decides on it. */
+    private static long redisMicros(RedisFixture redis) {
+        List<?> time = (List<?>) redis.command(0, "TIME");
+        return Long.parseLong(String.valueOf(time.get(0))) * 1_000_000 + Long.parseLong(String.valueOf(time.get(1)));
     }
 }

@@ -118,6 +118,52 @@ final class ThreadTimes {
         return threads;
     }
 
+    /**
+     * The threads of process {@code pid} now, by thread id, with their context switches from
+     * {@code /proc/<pid>/task/<tid>/status} in place of the schedstat times: voluntary (the
+     * thread blocked, and something woke it again: one wake-up each) as {@link Times#runNanos},
+     * involuntary (preempted) as {@link Times#waitNanos}; empty when the process has ended.
+     */
+    static Map<Long, Sample> switches(long pid) {
+        Map<Long, Sample> threads = new HashMap<>();
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(tasks)) {
+            for (Path task : dir) {
+                try {
+                    threads.put(Long.parseLong(task.getFileName().toString()),
+                            parseStatus(Files.readString(task.resolve("status"))));
+                } catch (NoSuchFileException ended) {
+                    // The thread ended while the directory was read: it has nothing more to count.
+                }
+            }
+        } catch (NoSuchFileException ended) {
+            return Map.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return threads;
+    }
+
+    /** A thread's name and context switches (voluntary, involuntary) from its {@code status} file. */
+    static Sample parseStatus(String status) {
+        String name = null;
+        long voluntary = -1;
+        long involuntary = -1;
+        for (String line : status.split("\n")) {
+            if (line.startsWith("Name:")) {
+                name = line.substring("Name:".length()).strip();
+            } else if (line.startsWith("voluntary_ctxt_switches:")) {
+                voluntary = Long.parseLong(line.substring("voluntary_ctxt_switches:".length()).strip());
+            } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                involuntary = Long.parseLong(line.substring("nonvoluntary_ctxt_switches:".length()).strip());
+            }
+        }
+        if (name == null || voluntary < 0 || involuntary < 0) {
+            throw new IllegalArgumentException("not a thread's status: " + status);
+        }
+        return new Sample(name, new Times(voluntary, involuntary, 0));
+    }
+
     /** What each group's threads ran and waited between {@code before} and {@code after}, by group name. */
     static Map<String, Times> between(Map<Long, Sample> before, Map<Long, Sample> after,
                                       Function<String, String> groupOf) {

@@ -24,6 +24,16 @@ class ThreadTimesTest {
     }
 
     @Test
+    void aStatusFileGivesTheNameAndBothKindsOfContextSwitches() {
+        String status = "Name:\tlettuce-epollEv\nState:\tS (sleeping)\nvoluntary_ctxt_switches:\t1234\n"
+                + "nonvoluntary_ctxt_switches:\t56\n";
+
+        assertThat(ThreadTimes.parseStatus(status))
+                .isEqualTo(new ThreadTimes.Sample("lettuce-epollEv", new ThreadTimes.Times(1234, 56, 0)));
+        assertThatThrownBy(() -> ThreadTimes.parseStatus("Name:\tx\n")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void theMachineIsBusyButForIdleAndIowait() {
         ThreadTimes.Cpu cpu = ThreadTimes.parseCpu("cpu  100 2 30 500 7 1 4 3 9 0");
 

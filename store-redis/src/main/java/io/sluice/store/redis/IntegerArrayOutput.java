@@ -5,24 +5,20 @@ import io.lettuce.core.output.CommandOutput;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The reply of a Sluice script, parsed straight into a {@code long[]}: one string of big-endian
- * 64-bit integers ({@code struct.pack}: a decision), an array of integers (a lease), or one
- * integer (a give-back), as one array of its own. Lettuce's script output would build a list
- * of boxed {@code Long}s per decision instead.
+ * 64-bit integers ({@code struct.pack}: a decision or a lease), or one integer (a give-back),
+ * as one array of its own. Lettuce's script output would build a list of boxed {@code Long}s
+ * per decision instead.
  *
- * <p>Any other reply (a string of another length, a string in an array, a nested array) is
- * an error of the command, never a misread number.
+ * <p>Any other reply (a string of another length, nil, an array) is an error of the command,
+ * never a misread number.
  */
 final class IntegerArrayOutput extends CommandOutput<String, String, long[]> {
 
     private static final long[] NONE = new long[0];
-
-    private int size;
-    private boolean array;
 
     IntegerArrayOutput() {
         super(StringCodec.UTF8, NONE);
@@ -30,29 +26,17 @@ final class IntegerArrayOutput extends CommandOutput<String, String, long[]> {
 
     @Override
     public void multi(int count) {
-        if (array || count < 0) {
-            setError("unexpected reply from a Sluice script: a nested or null array");
-            return;
-        }
-        array = true;
-        output = new long[count];
+        setError("unexpected reply from a Sluice script: an array of " + count + " where one string or integer belongs");
     }
 
     @Override
     public void set(long integer) {
-        if (!array) {
-            output = new long[] {integer};
-        } else if (size < output.length) {
-            output[size++] = integer;
-        } else {
-            setError("unexpected reply from a Sluice script: more integers than announced: "
-                    + Arrays.toString(output));
-        }
+        output = new long[] {integer};
     }
 
     @Override
     public void set(@Nullable ByteBuffer bytes) {
-        if (!array && bytes != null && bytes.remaining() % Long.BYTES == 0) {
+        if (bytes != null && bytes.remaining() % Long.BYTES == 0) {
             long[] packed = new long[bytes.remaining() / Long.BYTES];
             // Big-endian, as struct.pack's '>' writes; a slice, so Lettuce's buffer keeps its order.
             bytes.slice().order(ByteOrder.BIG_ENDIAN).asLongBuffer().get(packed);

@@ -184,9 +184,9 @@ final class LettuceStore implements Store, InstanceCount {
     }
 
     /**
-     * The script arguments of these limits: name, algorithm id, permits, burst and period each.
-     * A limiter passes the same limits on every call, so the last limits' are kept (limits are
-     * immutable: the same objects in the same order have the same arguments).
+     * The script arguments of these limits, the same for a decision, a lease and a give-back
+     * ({@link #packed}). A limiter passes the same limits on every call, so the last limits'
+     * are kept (limits are immutable: the same objects in the same order have the same arguments).
      */
     private LimitArguments limitArguments(List<Limit> limits) {
         LimitArguments last = lastLimitArguments;
@@ -205,10 +205,10 @@ final class LettuceStore implements Store, InstanceCount {
     }
 
     /**
-     * decide.lua's arguments of these limits, encoded once: one MessagePack array of 1 when
-     * schema 1 is read (else 0) and the algorithm id, permits, burst and period of each limit,
-     * then each limit's name. Lettuce's arguments are immutable, so one set serves every call
-     * that adds it.
+     * The arguments of these limits that decide.lua, lease.lua and give-back.lua take, encoded
+     * once: one MessagePack array of 1 when schema 1 is read (else 0) and the algorithm id,
+     * permits, burst and period of each limit, then each limit's name. Lettuce's arguments are
+     * immutable, so one set serves every call that adds it.
      */
     private static CommandArgs<String, String> packed(List<Limit> limits, boolean readKeySchema1) {
         long[] numbers = new long[1 + 4 * limits.size()];
@@ -227,20 +227,7 @@ final class LettuceStore implements Store, InstanceCount {
         return arguments;
     }
 
-    /**
-     * lease.lua's and give-back.lua's arguments of these limits: per limit, name, algorithm id,
-     * permits, burst and period.
-     */
-    private static CommandArgs<String, String> encoded(List<Limit> limits) {
-        CommandArgs<String, String> arguments = new CommandArgs<>(StringCodec.UTF8);
-        for (Limit limit : limits) {
-            arguments.addValue(limit.name()).add(decimal(algorithmId(limit))).add(decimal(limit.permits()))
-                    .add(decimal(limit.burst())).add(decimal(limit.periodMicros()));
-        }
-        return arguments;
-    }
-
-    /** decide.lua's arguments of some limits, and how many of them are sliding logs. */
+    /** The scripts' arguments of some limits, and how many of them are sliding logs. */
     private record LimitArguments(Limit[] limits, CommandArgs<String, String> arguments, int logs) {
 
         boolean isFor(List<Limit> others) {
@@ -267,7 +254,7 @@ final class LettuceStore implements Store, InstanceCount {
         CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.LEASE))
                 .add(decimal(1 + (readKeySchema1 ? limits.size() : 0))).addKey(clientKey);
         addVersion1Keys(args, clientKey, limits);
-        args.add(clock()).add(decimal(maxTokens)).addAll(encoded(limits));
+        args.add(clock()).add(decimal(maxTokens)).addAll(limitArguments(limits).arguments());
         return run(LuaScript.LEASE, args, reply -> lease(limits, reply));
     }
 
@@ -283,7 +270,8 @@ final class LettuceStore implements Store, InstanceCount {
         }
         CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.GIVE_BACK))
                 .add(decimal(1)).addKey(RedisKeys.key(key))
-                .add(clock()).add(decimal(unusedTokens)).add(decimal(lease.takenAtMicros())).addAll(encoded(limits));
+                .add(clock()).add(decimal(unusedTokens)).add(decimal(lease.takenAtMicros()))
+                .addAll(limitArguments(limits).arguments());
         return run(LuaScript.GIVE_BACK, args, written -> null);
     }
 
@@ -570,7 +558,7 @@ final class LettuceStore implements Store, InstanceCount {
     }
 
 
-    /** The lease lease.lua answered: tokens, time, then the decision's fields per limit. */
+    /** The lease lease.lua answered (packed as a decision): tokens, time, then the decision's fields per limit. */
     private static Lease lease(List<Limit> limits, long[] reply) {
         if (reply.length < 2) {
             throw new StoreUnavailableException("unexpected reply from the Redis lease script: "

@@ -4,8 +4,9 @@ import java.io.ByteArrayOutputStream;
 
 /**
  * The least of MessagePack the store writes: an array of integers, each in its shortest form,
- * as Redis's {@code cmsgpack.unpack} reads it. The limits' numbers go to the decision script as
- * one such argument, so that Redis unpacks them in C instead of a {@code tonumber} per number.
+ * as Redis's {@code cmsgpack.unpack} reads it. The limits' numbers go to the decision, lease and
+ * give-back scripts as one such argument, so that Redis unpacks them in C instead of a
+ * {@code tonumber} per number.
  */
 final class MessagePack {
 

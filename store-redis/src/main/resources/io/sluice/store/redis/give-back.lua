@@ -6,11 +6,11 @@
 -- line. Tokens a limit cannot take back are dropped there: under-admission, never over-admission.
 -- KEYS[1]: the client's key (format 2, common.lua).
 -- ARGV: clock ('redis' or 'test:<micros>'), the unused tokens (at least 1), the lease's time,
---       then per limit: name, algorithm id, permits, burst, period in microseconds.
+--       then the limits as decide.lua takes them: the numbers as one MessagePack array (the
+--       schema-1 flag, unused here: a give-back reads only the client's key; then per limit:
+--       algorithm id, permits, burst, period in microseconds), then each limit's name.
 -- Each state keeps its expiry, which stays a safe bound. Writes only when a state changed.
 -- Returns 1 when it wrote, else 0.
-
-local ARGS_PER_LIMIT = 5
 
 -- The state after unused tokens of a lease taken at taken_at are given back at now, or nil
 -- when none can be; by algorithm id. Arguments: state, now, permits, burst, period, taken_at, unused.
@@ -111,14 +111,15 @@ local function give_back_lease(KEYS, ARGV)
   local now = now_micros(clock)
   local unused = tonumber(ARGV[2])
   local taken_at = tonumber(ARGV[3])
+  local numbers = cmsgpack.unpack(ARGV[4])
   local client = read_client(KEYS[1], now)
   local changed = false
-  for i = 1, (#ARGV - 3) / ARGS_PER_LIMIT do
-    local a = 3 + (i - 1) * ARGS_PER_LIMIT
-    local index = find_limit(client, ARGV[a + 1])
+  for i = 1, #ARGV - 4 do
+    local index = find_limit(client, ARGV[4 + i])
     if index then
-      local returned = give_back[tonumber(ARGV[a + 2])](client[index + 2], now, tonumber(ARGV[a + 3]),
-          tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), taken_at, unused)
+      local n = 4 * i + 1
+      local returned = give_back[numbers[n - 3]](client[index + 2], now, numbers[n - 2], numbers[n - 1],
+          numbers[n], taken_at, unused)
       if returned then
         client[index + 2] = returned
         changed = true

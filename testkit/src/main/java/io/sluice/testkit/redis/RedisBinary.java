@@ -42,6 +42,7 @@ final class RedisBinary {
     private static final Pattern VERSION = Pattern.compile("v=(\\S+)");
 
     private static @Nullable RedisBinary found;
+    private static @Nullable RedisBinary bundledFound;
 
     private final Path executable;
     private final String origin;
@@ -65,6 +66,23 @@ final class RedisBinary {
                     "Redis for tests: redis-server " + found.version + " from " + found.origin);
         }
         return found;
+    }
+
+    /**
+     * The bundled Redis 6.2, whatever {@link #get()} found: a mixed cluster's older master.
+     *
+     * @throws IllegalStateException when the test kit bundles none for this platform
+     */
+    static synchronized RedisBinary bundled() {
+        if (bundledFound == null) {
+            bundledFound = bundled("for a mixed cluster's older master").orElseThrow(() -> new IllegalStateException(
+                    "a mixed cluster needs the redis-server bundled in com.github.codemonstur:embedded-redis:1.4.3,"
+                    + " and there is none for " + platform() + " on the class path"));
+            System.getLogger(RedisBinary.class.getName()).log(System.Logger.Level.INFO,
+                    "Redis for tests: redis-server " + bundledFound.version + " from "
+                            + bundledFound.origin);
+        }
+        return bundledFound;
     }
 
     Path executable() {

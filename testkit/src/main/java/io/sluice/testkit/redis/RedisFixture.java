@@ -24,6 +24,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }</pre>
  * Elsewhere (a benchmark), {@code try (RedisFixture redis = RedisFixture.standalone().start()) {...}}.
  *
+ * <p>{@link #mixedCluster()} is the same cluster with its first master on the bundled Redis 6.2
+ * and the others on the executable found as below, as in a cluster halfway through an upgrade;
+ * it has two versions only when that executable is a later Redis (see {@link #version(int)}).
+ *
  * <p>The executable is, in this order: the one named by the system property
  * {@code sluice.redis.server} (a path, or {@code bundled}); {@code redis-server} on the
  * {@code PATH}; the binary bundled in {@code com.github.codemonstur:embedded-redis:1.4.3},
@@ -38,20 +42,33 @@ public final class RedisFixture implements BeforeAllCallback, AfterAllCallback, 
     private static final long CLUSTER_READY_TIMEOUT_MILLIS = 30_000;
 
     private final boolean cluster;
+    /** Whether the first master runs the bundled Redis 6.2 instead of the executable found. */
+    private final boolean firstOnBundled;
     private final List<RedisProcess> servers = new ArrayList<>();
 
-    private RedisFixture(boolean cluster) {
+    private RedisFixture(boolean cluster, boolean firstOnBundled) {
         this.cluster = cluster;
+        this.firstOnBundled = firstOnBundled;
     }
 
     /** A fixture of one standalone server (not started yet). */
     public static RedisFixture standalone() {
-        return new RedisFixture(false);
+        return new RedisFixture(false, false);
     }
 
     /** A fixture of a Redis Cluster of three masters without replicas (not started yet). */
     public static RedisFixture cluster() {
-        return new RedisFixture(true);
+        return new RedisFixture(true, false);
+    }
+
+    /**
+     * A fixture of a Redis Cluster of three masters without replicas (not started yet) whose
+     * first master runs the Redis 6.2 bundled in the test kit and the other two the executable
+     * found as for every fixture: two versions in one cluster, as during a rolling upgrade, when
+     * that executable is Redis 7 or later. A test that needs both checks {@link #version(int)}.
+     */
+    public static RedisFixture mixedCluster() {
+        return new RedisFixture(true, true);
     }
 
     /**
@@ -64,10 +81,10 @@ public final class RedisFixture implements BeforeAllCallback, AfterAllCallback, 
         if (!servers.isEmpty()) {
             return this;
         }
-        RedisBinary binary = RedisBinary.get();
         try {
             for (int i = 0; i < (cluster ? CLUSTER_MASTERS : 1); i++) {
-                servers.add(RedisProcess.start(binary, cluster));
+                servers.add(RedisProcess.start(i == 0 && firstOnBundled ? RedisBinary.bundled() : RedisBinary.get(),
+                        cluster));
             }
             if (cluster) {
                 formCluster();
@@ -105,9 +122,18 @@ public final class RedisFixture implements BeforeAllCallback, AfterAllCallback, 
         return "redis://" + host() + ":" + ports().get(index);
     }
 
-    /** The version of the running {@code redis-server}, such as {@code 7.0.15}. */
+    /**
+     * The version of the {@code redis-server} found for the fixtures, such as {@code 7.0.15}:
+     * every server's, except the first master of a {@link #mixedCluster()}.
+     */
     public String version() {
         return RedisBinary.get().version();
+    }
+
+    /** The version of the server at {@code index} in {@link #ports()}, such as {@code 6.2.6}. */
+    public synchronized String version(int index) {
+        checkStarted();
+        return servers.get(index).version();
     }
 
     /**

@@ -73,6 +73,11 @@ final class RedisProcess {
         return port;
     }
 
+    /** The version of the executable this server runs, such as {@code 7.0.15}. */
+    String version() {
+        return binary.version();
+    }
+
     /** Sends one command to this server; see {@link Resp#call}. */
     @Nullable Object call(String... command) {
         try {

@@ -41,6 +41,19 @@ class RedisFixtureIT {
     }
 
     @Test
+    void aMixedClusterRunsTheBundledSixTwoOnItsFirstMasterAndTheExecutableFoundOnTheOthers() {
+        try (RedisFixture redis = RedisFixture.mixedCluster().start()) {
+            assertClusterHealthy(redis);
+            assertThat(redis.version(0)).startsWith("6.2.");
+            assertThat(String.valueOf(redis.command(0, "INFO", "server"))).contains("redis_version:" + redis.version(0));
+            for (int i = 1; i < 3; i++) {
+                assertThat(redis.version(i)).isEqualTo(redis.version());
+                assertThat(String.valueOf(redis.command(i, "INFO", "server"))).contains("redis_version:" + redis.version());
+            }
+        }
+    }
+
+    @Test
     void stoppedServersRefuseConnections() {
         RedisFixture redis = RedisFixture.standalone().start();
         int port = redis.ports().get(0);
