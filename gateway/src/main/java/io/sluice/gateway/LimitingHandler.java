@@ -68,9 +68,8 @@ final class LimitingHandler extends Handler.Wrapper {
             // Decided in this thread (the local store, a block-cache hit, a lease): no hand-over.
             complete(request, response, callback, start, decision, null, false);
         } else {
-            // The store's I/O thread completes the decision (Lettuce's one event loop for all of
-            // a Redis store's calls): forwarding there would queue every other store reply behind
-            // this request's proxying, so the request goes back to the server's threads.
+            // Another thread completes the decision: the store's I/O thread (for Redis, Lettuce's
+            // one event loop for all of the store's calls).
             DecisionTiming timing = DecisionTiming.begin(start);
             waiting.incrementAndGet();
             decision.whenComplete((decided, failure) -> {
