@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -189,6 +191,45 @@ class GridCallsTest {
             assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo("first");
             assertThat(watched.get(30, TimeUnit.SECONDS)).isEqualTo("second");
             assertThat(completedOn).hasValue("the cluster's thread");
+        }
+    }
+
+    @Test
+    void sendsInTurnKeepToOneSenderAndASendThatWouldQueueBehindABlockedOneGoesToThePool() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 3, 1)) {
+            Set<String> senders = ConcurrentHashMap.newKeySet();
+            for (int i = 0; i < 50; i++) {
+                String answer = calls.<String>send(sent -> {
+                    senders.add(Thread.currentThread().getName());
+                    sent.complete("sent");
+                }).get(30, TimeUnit.SECONDS);
+                assertThat(answer).isEqualTo("sent");
+            }
+            // Not a thread of the pool in turn: each would send with cold buffers.
+            assertThat(senders).hasSize(1);
+
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch blocking = new CountDownLatch(1);
+            CompletableFuture<String> blocked = calls.send(sent -> {
+                blocking.countDown();
+                await(release);
+                sent.complete("blocked");
+            });
+            await(blocking);
+            // The second waits for the blocked sender; the third, which would queue behind it,
+            // goes to a thread of the pool.
+            CompletableFuture<String> second = calls.send(sent -> sent.complete("second"));
+            AtomicReference<String> thirdOn = new AtomicReference<>();
+            CompletableFuture<String> third = calls.send(sent -> {
+                thirdOn.set(Thread.currentThread().getName());
+                sent.complete("third");
+            });
+            assertThat(third.get(30, TimeUnit.SECONDS)).isEqualTo("third");
+            assertThat(thirdOn.get()).isNotIn(senders);
+            assertThat(blocked).isNotDone();
+            release.countDown();
+            assertThat(blocked.get(30, TimeUnit.SECONDS)).isEqualTo("blocked");
+            assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo("second");
         }
     }
 
