@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * A JFR event per request whose decision came from another thread (a store's reply), with
  * where its time went up to the forwarding: the parts of the limiter's added latency that
  * the request's threads hand to each other. Off unless a recording enables
- * {@value #NAME} (the gateway's benchmark does): then {@link #begin} answers {@code null},
- * and a request costs one check of a flag.
+ * {@value #NAME} (the gateway's benchmark does); while off, {@link #begin} answers
+ * {@code null} and a request costs one check of a flag.
  */
 @Name(DecisionTiming.NAME)
 @Label("Gateway decision from the store")
