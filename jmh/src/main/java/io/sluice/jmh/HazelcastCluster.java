@@ -7,6 +7,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
 import io.sluice.store.hazelcast.HazelcastStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,11 @@ final class HazelcastCluster implements AutoCloseable {
             "--add-opens", "java.management/sun.management=ALL-UNNAMED",
             "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
 
+    /** The instance name of the caller's member in a {@linkplain #start(boolean) named} cluster. */
+    static final String CALLER_NAME = "caller";
+    /** The instance name of the other member in a {@linkplain #start(boolean) named} cluster. */
+    static final String OWNER_NAME = "owner";
+
     private final Process remote;
     private final HazelcastInstance caller;
 
@@ -42,12 +48,25 @@ final class HazelcastCluster implements AutoCloseable {
 
     /** Starts the remote member, then the caller's, and waits until partitions are settled. */
     static HazelcastCluster start() {
+        return start(false);
+    }
+
+    /**
+     * As {@link #start()}; with {@code named}, the members are the instances {@value #CALLER_NAME}
+     * and {@value #OWNER_NAME}, so that their threads' names (and the first 15 characters the
+     * kernel keeps of them) tell the two members apart. One named cluster per JVM at a time.
+     */
+    static HazelcastCluster start(boolean named) {
         String clusterName = "sluice-jmh-" + UUID.randomUUID();
         int remotePort = MemberProcess.freePort();
         int callerPort = MemberProcess.freePort();
-        Process remote = startRemote(clusterName, remotePort, callerPort);
+        Process remote = startRemote(clusterName, remotePort, callerPort, named);
         try {
-            HazelcastInstance caller = Hazelcast.newHazelcastInstance(config(clusterName, callerPort, remotePort));
+            Config callerConfig = config(clusterName, callerPort, remotePort);
+            if (named) {
+                callerConfig.setInstanceName(CALLER_NAME);
+            }
+            HazelcastInstance caller = Hazelcast.newHazelcastInstance(callerConfig);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_TIMEOUT_SECONDS);
             while (caller.getCluster().getMembers().size() < 2) {
                 checkDeadline(caller, deadline);
@@ -83,6 +102,11 @@ final class HazelcastCluster implements AutoCloseable {
     /** The member in this JVM, through which the benchmarks call. */
     HazelcastInstance caller() {
         return caller;
+    }
+
+    /** The process id of the member in the other JVM. */
+    long remotePid() {
+        return remote.pid();
     }
 
     /** Whether the member in the other JVM owns this key (of a map keyed by the object itself). */
@@ -124,9 +148,12 @@ final class HazelcastCluster implements AutoCloseable {
         return config;
     }
 
-    private static Process startRemote(String clusterName, int ownPort, int callerPort) {
-        return MemberProcess.start("Hazelcast member", JVM_ARGS, HazelcastMemberProcess.class,
-                List.of(clusterName, Integer.toString(ownPort), Integer.toString(callerPort)),
+    private static Process startRemote(String clusterName, int ownPort, int callerPort, boolean named) {
+        List<String> args = new ArrayList<>(List.of(clusterName, Integer.toString(ownPort), Integer.toString(callerPort)));
+        if (named) {
+            args.add(OWNER_NAME);
+        }
+        return MemberProcess.start("Hazelcast member", JVM_ARGS, HazelcastMemberProcess.class, args,
                 HazelcastMemberProcess.READY);
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.jmh;
 
+import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
@@ -18,10 +19,13 @@ public final class HazelcastMemberProcess {
     private HazelcastMemberProcess() {
     }
 
-    /** Arguments: cluster name, this member's port, the other member's port. */
+    /** Arguments: cluster name, this member's port, the other member's port, and optionally its instance name. */
     public static void main(String[] args) throws IOException {
-        HazelcastInstance member = Hazelcast.newHazelcastInstance(
-                HazelcastCluster.config(args[0], Integer.parseInt(args[1]), Integer.parseInt(args[2])));
+        Config config = HazelcastCluster.config(args[0], Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+        if (args.length > 3) {
+            config.setInstanceName(args[3]);
+        }
+        HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
         System.out.println(READY);
         System.out.flush();
         while (System.in.read() != -1) {
