@@ -49,8 +49,9 @@ public final class GridCalls implements AutoCloseable {
     private final ThreadPoolExecutor threads;
     /**
      * The threads that {@linkplain #send send}, one per core: a send waits for a busy one
-     * rather than waking another, and one that would queue behind a waiting send (the senders
-     * block: a cluster losing a node) goes to {@link #threads} instead. Measured with Ignite:
+     * rather than waking another, as long as fewer than {@value #QUEUED_PER_THREAD} sends per
+     * sender wait; one more (the senders block: a cluster losing a node) goes to
+     * {@link #threads} instead. Measured with Ignite:
      * sent by a thread of {@link #threads} in turn (64 by default, the longest idle first, each
      * with its own cold buffers: Ignite keeps its marshalling buffers per thread), a send cost
      * its thread 21 to 26 us of CPU per decision, against 10 to 12 on two threads.
@@ -90,7 +91,7 @@ public final class GridCalls implements AutoCloseable {
         this.threads.prestartAllCoreThreads();
         int steady = Math.min(concurrency, senderThreads);
         this.senders = new ThreadPoolExecutor(steady, steady, 1, TimeUnit.MINUTES,
-                new SendQueue(), daemons(prefix + "send-"), (send, refused) -> threads.execute(send));
+                new SendQueue(steady), daemons(prefix + "send-"), (send, refused) -> threads.execute(send));
         this.senders.prestartAllCoreThreads();
         this.deadlines = new Deadlines(prefix + "timeouts-", timeout);
     }
@@ -249,17 +250,25 @@ public final class GridCalls implements AutoCloseable {
     }
 
     /**
-     * The senders' queue: a send goes to a sender that waits for one, else it queues while no
-     * other send does (a busy sender takes it next, and no thread is woken); one that would
-     * queue behind another is refused, and the pool hands it to {@link #threads}.
+     * The senders' queue: a send goes to a sender that waits for one, else it queues while
+     * fewer than {@value #QUEUED_PER_THREAD} sends per sender wait (a busy sender takes it
+     * next, and no thread is woken); one more is refused, and the pool hands it to
+     * {@link #threads} (the senders block: a cluster losing a node).
      */
     private static final class SendQueue extends LinkedTransferQueue<Runnable> {
 
         private static final long serialVersionUID = 1L;
 
+        private final int bound;
+
+        SendQueue(int senders) {
+            this.bound = senders * QUEUED_PER_THREAD;
+        }
+
         @Override
         public boolean offer(Runnable send) {
-            return tryTransfer(send) || (isEmpty() && super.offer(send));
+            // size() walks the queue, which holds at most the bound.
+            return tryTransfer(send) || (size() < bound && super.offer(send));
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -216,20 +217,26 @@ class GridCallsTest {
                 sent.complete("blocked");
             });
             await(blocking);
-            // The second waits for the blocked sender; the third, which would queue behind it,
-            // goes to a thread of the pool.
-            CompletableFuture<String> second = calls.send(sent -> sent.complete("second"));
-            AtomicReference<String> thirdOn = new AtomicReference<>();
-            CompletableFuture<String> third = calls.send(sent -> {
-                thirdOn.set(Thread.currentThread().getName());
-                sent.complete("third");
+            // As many sends as may wait per sender wait for the blocked one; the next goes to a
+            // thread of the pool.
+            List<CompletableFuture<String>> waiting = new ArrayList<>();
+            for (int i = 0; i < GridCalls.QUEUED_PER_THREAD; i++) {
+                waiting.add(calls.send(sent -> sent.complete("waited")));
+            }
+            AtomicReference<String> nextOn = new AtomicReference<>();
+            CompletableFuture<String> next = calls.send(sent -> {
+                nextOn.set(Thread.currentThread().getName());
+                sent.complete("next");
             });
-            assertThat(third.get(30, TimeUnit.SECONDS)).isEqualTo("third");
-            assertThat(thirdOn.get()).isNotIn(senders);
+            assertThat(next.get(30, TimeUnit.SECONDS)).isEqualTo("next");
+            assertThat(nextOn.get()).isNotIn(senders);
             assertThat(blocked).isNotDone();
+            assertThat(waiting).noneMatch(CompletableFuture::isDone);
             release.countDown();
             assertThat(blocked.get(30, TimeUnit.SECONDS)).isEqualTo("blocked");
-            assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo("second");
+            for (CompletableFuture<String> waited : waiting) {
+                assertThat(waited.get(30, TimeUnit.SECONDS)).isEqualTo("waited");
+            }
         }
     }
 
