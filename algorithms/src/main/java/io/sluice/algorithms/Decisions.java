@@ -3,7 +3,6 @@ package io.sluice.algorithms;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -51,21 +50,6 @@ public final class Decisions {
     /** {@link #of}, when the transition denies; {@code null} when it admits. */
     static @Nullable Decision denial(Limit limit, Transition transition) {
         return transition.allowed() ? null : of(limit, transition);
-    }
-
-    /**
-     * Whether {@code denial}, one limit's, binds a request's denial over {@code binding}, the
-     * one binding among the limits before it (none when {@code null}): {@link #combine}'s rule
-     * on decisions, for a caller that keeps no transitions. A limit whose cost cannot fit binds
-     * first (the caller stops at it); else the longest wait binds, the first on ties.
-     */
-    static boolean bindsOver(Decision denial, @Nullable Decision binding) {
-        return binding == null || waitOf(denial).compareTo(waitOf(binding)) > 0;
-    }
-
-    /** A limit's denial's wait; none (below any wait) only from an algorithm that gave a negative one. */
-    private static Duration waitOf(Decision denial) {
-        return denial.retryAfter().orElse(Duration.ofNanos(-1));
     }
 
     /** {@link #combine(List, List)} on an array of as many transitions as limits. */

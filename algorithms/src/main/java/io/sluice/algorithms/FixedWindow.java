@@ -1,5 +1,6 @@
 package io.sluice.algorithms;
 
+import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
@@ -58,6 +59,31 @@ final class FixedWindow implements Probing, LeaseReturn {
             return null;
         }
         return new long[] {TAG, windowStart, Math.max(0, state[2] - unused)};
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public long rank(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        return Probing.rank(transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public void fold(Fold fold, int index, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        fold.add(index, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public void charge(KeyState key, int at, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        Transition admitted = transition(state, nowMicros, limit, cost, NewState.IN_PLACE);
+        key.charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
     }
 
     @Override

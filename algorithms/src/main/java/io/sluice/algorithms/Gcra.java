@@ -1,5 +1,6 @@
 package io.sluice.algorithms;
 
+import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import org.jspecify.annotations.Nullable;
@@ -132,6 +133,31 @@ final class Gcra implements Probing, LeaseReturn {
         }
         long left = Math.max(0, owed - back);
         return new long[] {TAG, nowMicros + left / perMicro, left % perMicro};
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public long rank(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        return Probing.rank(transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public void fold(Fold fold, int index, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        fold.add(index, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public void charge(KeyState key, int at, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        Transition admitted = transition(state, nowMicros, limit, cost, NewState.IN_PLACE);
+        key.charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
     }
 
     @Override

@@ -11,12 +11,14 @@ import org.jspecify.annotations.Nullable;
  * denial read ({@link KeyState#denial}) and the first pass over a request's several limits
  * need only the figures, and building the state allocates it (a sliding log's copies the log).
  *
- * <p>Why each builds its {@link Transition} in one place ({@link Transition#of}) and a denial
- * read asks for its {@link #denial}: the JIT (C2, JDK 17) removes a transition only if one
- * allocation made it and it is read where it is made. Built on several branches, or returned
- * through a call that sees several algorithms, it is allocated (48 bytes per limit per
- * decision); read inside {@link #denial}, which the JIT compiles for each algorithm, a denial
- * allocates only its {@link Decision}. That needs the transition inlined too: each stays
+ * <p>Why each builds its {@link Transition} in one place ({@link Transition#of}) and reads it
+ * in its own {@link #fold}: the JIT (C2, JDK 17) removes a transition only if one allocation
+ * made it and it is read where it is made. Built on several branches, or returned through a
+ * call that sees several algorithms, it is allocated (48 bytes per limit per decision). A
+ * default method here is one method for every algorithm, whose call to {@link #transition}
+ * sees all those the JVM runs (the mission's fixed window beside a token bucket): it inlines
+ * both, and the two allocations merged there are kept. Each algorithm's own {@link #fold}
+ * calls its own transition, one allocation. That needs the transition inlined too: each stays
  * under the size up to which the JIT inlines a hot method (325 bytes of bytecode,
  * {@code -XX:FreqInlineSize}), with helpers where it would not.
  */
@@ -33,29 +35,54 @@ interface Probing extends Algorithm {
         return transition(state, nowMicros, limit, cost, NewState.NEW);
     }
 
-    /** This limit's decision alone when it denies the request, else {@code null}; nothing built for an admission. */
-    default @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, NewState.NONE));
-    }
+    /** {@link #rank}'s rank of a limit that admits: below every other. */
+    long ADMITS = Long.MIN_VALUE;
+
+    /** {@link #rank}'s rank of a limit whose capacity is below the cost: above every other. */
+    long EXCEEDS = Long.MAX_VALUE;
+
+    /**
+     * This limit's transition's {@link #rank}, its new state not built: a long, so that a
+     * denial read over several limits builds no transition or decision per limit
+     * ({@link KeyState#denial}). Each algorithm implements it on its own transition (see above).
+     */
+    long rank(long @Nullable [] state, long nowMicros, Limit limit, long cost);
+
+    /**
+     * This limit's decision alone when it denies the request, else {@code null}; nothing built
+     * for an admission. Each algorithm implements it on its own transition (see above).
+     */
+    @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost);
 
     /**
      * Adds this limit's transition, its new state not built, to {@code fold} as the limit at
-     * {@code index}: read here, where the JIT compiles it for each algorithm of a call site it
-     * inlines, so the transition is not allocated (returned to a caller that sees two
-     * algorithms, it is one of two allocations, which JDK 17 keeps).
+     * {@code index}. Each algorithm implements it as
+     * {@code fold.add(index, transition(state, nowMicros, limit, cost, NewState.NONE))}, so that
+     * the transition is read where it is made, by a call bound to that algorithm alone, and
+     * the JIT removes it (see above).
      */
-    default void fold(Fold fold, int index, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        fold.add(index, transition(state, nowMicros, limit, cost, NewState.NONE));
-    }
+    void fold(Fold fold, int index, long @Nullable [] state, long nowMicros, Limit limit, long cost);
 
     /**
      * Charges an admission of {@code cost} to the limit's state at {@code at} of {@code key}
-     * ({@link KeyState#charge}), its new state written into {@code state} when it fits; read
-     * here for the reason {@link #fold} says. The caller knows that the limit admits.
+     * ({@link KeyState#charge}), its new state written into {@code state} when it fits. Each
+     * algorithm implements it on its own transition, for the reason {@link #fold} says. The
+     * caller knows that the limit admits.
      */
-    default void charge(KeyState key, int at, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        Transition admitted = transition(state, nowMicros, limit, cost, NewState.IN_PLACE);
-        key.charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
+    void charge(KeyState key, int at, long @Nullable [] state, long nowMicros, Limit limit, long cost);
+
+    /**
+     * A transition's place in {@link Decisions#combine}'s rule, for a denial: {@link #ADMITS},
+     * {@link #EXCEEDS}, or for a limit that denies its wait in microseconds, between the two
+     * (a wait of the extremes, beyond 290,000 years, is moved inside). The first limit of the
+     * highest rank binds.
+     */
+    static long rank(Transition transition) {
+        if (transition.costExceedsCapacity()) {
+            return EXCEEDS;
+        }
+        return transition.allowed() ? ADMITS
+                : Math.max(ADMITS + 1, Math.min(EXCEEDS - 1, transition.retryAfterMicros()));
     }
 
     /** What a transition makes of an admission's new state. */

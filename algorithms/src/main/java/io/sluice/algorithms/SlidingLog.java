@@ -1,6 +1,7 @@
 package io.sluice.algorithms;
 
 import io.sluice.api.Algorithm;
+import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
 import java.nio.LongBuffer;
@@ -189,6 +190,31 @@ final class SlidingLog implements Probing {
             log[i + 2] = total;
         }
         return log;
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public long rank(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        return Probing.rank(transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public void fold(Fold fold, int index, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        fold.add(index, transition(state, nowMicros, limit, cost, NewState.NONE));
+    }
+
+    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
+    @Override
+    public void charge(KeyState key, int at, long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        Transition admitted = transition(state, nowMicros, limit, cost, NewState.IN_PLACE);
+        key.charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
     }
 
     @Override
