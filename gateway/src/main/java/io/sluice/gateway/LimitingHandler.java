@@ -4,6 +4,7 @@ import io.sluice.http.HttpRateLimiter;
 import io.sluice.http.HttpVerdict;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -121,7 +122,9 @@ final class LimitingHandler extends Handler.Wrapper {
 
     private void respond(Request request, Response response, Callback callback, HttpVerdict verdict) {
         HttpFields.Mutable headers = response.getHeaders();
-        for (HttpVerdict.Header header : verdict.headers()) {
+        List<HttpVerdict.Header> fields = verdict.headers();
+        for (int i = 0; i < fields.size(); i++) {
+            HttpVerdict.Header header = fields.get(i);
             headers.add(header.name(), header.value());
         }
         if (!verdict.forward()) {

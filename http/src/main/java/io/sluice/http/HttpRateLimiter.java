@@ -8,6 +8,7 @@ import io.sluice.core.PolicyLimiter;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -52,11 +53,25 @@ public final class HttpRateLimiter {
     public static final String API_KEY_REQUIRED = PROBLEM_TYPES + "api-key-required";
 
     private static final long MICROS_PER_SECOND = 1_000_000;
+    /** How many lists of limits keep their formatted {@code RateLimit-Policy}: a policy's plans, not its clients. */
+    static final int POLICY_FIELDS = 64;
+
+    /** A list of limits (one plan's, by identity) and its {@code RateLimit-Policy} value. */
+    private record PolicyField(List<Limit> limits, String value) {
+    }
 
     private final PolicyLimiter limiter;
     private final ClientIdentity identity;
     private final Set<HeaderFamily> families;
     private final String authenticateChallenge;
+    /**
+     * The {@code RateLimit-Policy} values formatted so far, found by the identity of the list:
+     * a plan's list of limits is the same object for every request of the plan (the policy
+     * caches its plans), and its field never changes, so formatting it per request was
+     * wasted. Replaced whole when one is added (copy on write); once full, further lists (the
+     * plans of a reloaded policy) are formatted per request.
+     */
+    private volatile PolicyField[] policyFields = new PolicyField[0];
 
     private HttpRateLimiter(Builder builder) {
         this.limiter = builder.limiter;
@@ -86,11 +101,11 @@ public final class HttpRateLimiter {
         InetAddress client = identity.clientAddress(request);
         ApiRequest apiRequest = ApiRequest.of(apiKey.orElse(null), client, request.method(), request.path());
         return limiter.decideAsync(apiRequest)
-                .thenApply(decision -> verdict(decision, apiKey.orElse(null), client.getHostAddress()));
+                .thenApply(decision -> verdict(decision, apiKey.orElse(null), client));
     }
 
-    private HttpVerdict verdict(PolicyDecision policyDecision, @Nullable String apiKey, String client) {
-        List<HttpVerdict.Header> headers = new ArrayList<>();
+    private HttpVerdict verdict(PolicyDecision policyDecision, @Nullable String apiKey, InetAddress client) {
+        List<HttpVerdict.Header> headers = new ArrayList<>(8);
         Optional<Decision> limits = policyDecision.decision();
         limits.ifPresent(decision -> addRateLimitHeaders(headers, policyDecision.limits(), decision));
         if (policyDecision.allowed()) {
@@ -135,17 +150,9 @@ public final class HttpRateLimiter {
         boolean known = decision.reason() != Decision.Reason.STORE_UNAVAILABLE;
         long resetSeconds = ceilSeconds(decision.resetAfter().toNanos() / 1_000);
         if (families.contains(HeaderFamily.IETF)) {
-            StringBuilder policy = new StringBuilder();
-            for (Limit limit : all) {
-                if (policy.length() > 0) {
-                    policy.append(", ");
-                }
-                StructuredFields.appendString(policy, limit.name());
-                StructuredFields.appendIntegerParameter(policy, "q", limit.permits());
-                StructuredFields.appendIntegerParameter(policy, "w", Math.max(1, ceilSeconds(limit.periodMicros())));
-            }
-            if (policy.length() > 0) {
-                headers.add(new HttpVerdict.Header("RateLimit-Policy", policy.toString()));
+            String policy = policyField(all);
+            if (!policy.isEmpty()) {
+                headers.add(new HttpVerdict.Header("RateLimit-Policy", policy));
             }
             if (known) {
                 StringBuilder current = new StringBuilder();
@@ -162,6 +169,32 @@ public final class HttpRateLimiter {
         }
     }
 
+    private String policyField(List<Limit> limits) {
+        PolicyField[] known = policyFields;
+        for (PolicyField field : known) {
+            if (field.limits() == limits) {
+                return field.value();
+            }
+        }
+        StringBuilder policy = new StringBuilder();
+        for (Limit limit : limits) {
+            if (policy.length() > 0) {
+                policy.append(", ");
+            }
+            StructuredFields.appendString(policy, limit.name());
+            StructuredFields.appendIntegerParameter(policy, "q", limit.permits());
+            StructuredFields.appendIntegerParameter(policy, "w", Math.max(1, ceilSeconds(limit.periodMicros())));
+        }
+        String value = policy.toString();
+        if (known.length < POLICY_FIELDS) {
+            // Two threads adding at once may drop one's entry: it is formatted again next time.
+            PolicyField[] grown = Arrays.copyOf(known, known.length + 1);
+            grown[known.length] = new PolicyField(limits, value);
+            policyFields = grown;
+        }
+        return value;
+    }
+
     private static long ceilSeconds(long micros) {
         return (micros + MICROS_PER_SECOND - 1) / MICROS_PER_SECOND;
     }
@@ -173,7 +206,7 @@ public final class HttpRateLimiter {
 
     private static String problem(String type, String title, int status, String detail,
                                   @Nullable PolicyDecision decision, @Nullable Long retryAfter) {
-        StringBuilder json = new StringBuilder(256).append('{');
+        StringBuilder json = new StringBuilder(512).append('{');
         Json.member(json, "type", type);
         Json.member(json, "title", title);
         json.append(",\"status\":").append(status);

@@ -1,6 +1,7 @@
 package io.sluice.http;
 
 import io.sluice.core.PolicyDecision;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -55,10 +56,10 @@ public final class HttpVerdict {
     private final @Nullable String body;
     private final PolicyDecision decision;
     private final @Nullable String apiKey;
-    private final String clientAddress;
+    private final InetAddress clientAddress;
 
     HttpVerdict(Outcome outcome, int status, List<Header> headers, @Nullable String body, PolicyDecision decision,
-                @Nullable String apiKey, String clientAddress) {
+                @Nullable String apiKey, InetAddress clientAddress) {
         this.outcome = outcome;
         this.status = status;
         this.headers = List.copyOf(headers);
@@ -107,7 +108,7 @@ public final class HttpVerdict {
     public String client() {
         boolean knownKey = apiKey != null && decision.tier().isPresent() && !decision.unknownKey();
         if (!knownKey) {
-            return "ip:" + clientAddress;
+            return "ip:" + clientAddress.getHostAddress();
         }
         String key = Objects.requireNonNull(apiKey);
         return "key:" + (key.length() >= 16 ? key.substring(0, 4) + "..." : "") + "#" + sha256Prefix(key);

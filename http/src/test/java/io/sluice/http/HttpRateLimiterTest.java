@@ -130,6 +130,39 @@ class HttpRateLimiterTest {
     }
 
     @Test
+    void eachPlanKeepsItsOwnRateLimitPolicyAcrossInterleavedRequests() {
+        PolicyLimiter twoTiers = PolicyLimiter.builder().config(PolicyConfig.parse("""
+                tiers:
+                  - name: free
+                    limits:
+                      - name: per-minute
+                        algorithm: fixed-window
+                        permits: 10
+                        period: 1m
+                  - name: pro
+                    limits:
+                      - name: per-second
+                        algorithm: token-bucket
+                        permits: 100
+                        period: 1s
+                api-keys:
+                  keys:
+                    - key: "free-key"
+                      tier: free
+                    - key: "pro-key"
+                      tier: pro
+                """, "two.yaml")).store(store).build();
+        HttpRateLimiter http = HttpRateLimiter.custom(twoTiers).build();
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(headers(http.decide(withKey("free-key")))).containsEntry("RateLimit-Policy",
+                    "\"tier.free.per-minute\";q=10;w=60");
+            assertThat(headers(http.decide(withKey("pro-key")))).containsEntry("RateLimit-Policy",
+                    "\"tier.pro.per-second\";q=100;w=1");
+        }
+    }
+
+    @Test
     void limitNamesAreEscapedIntoValidStrings() {
         StringBuilder out = new StringBuilder();
         StructuredFields.appendString(out, "a\"b\\c\u00e9");
