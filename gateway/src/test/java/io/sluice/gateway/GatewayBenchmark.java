@@ -8,6 +8,7 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.store.redis.RedisStore;
+import io.sluice.testkit.ThreadTimes;
 import io.sluice.testkit.redis.RedisFixture;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -423,7 +424,7 @@ public final class GatewayBenchmark {
                 Runtime.getRuntime().availableProcessors(), 100.0 * cpu.busyTicks() / Math.max(1, cpu.allTicks()),
                 busy / 1e9, cpu.allTicks() / 100.0, Math.max(0, busy - ours) / 1e9);
         System.out.println("threads' time during the measured run (schedstat: run on a CPU, waited for one):");
-        ThreadTimes.describe(groups, calls).forEach(System.out::println);
+        describe(groups, calls).forEach(System.out::println);
         return byName;
     }
 
@@ -493,28 +494,52 @@ public final class GatewayBenchmark {
         long pid = ProcessHandle.current().pid();
         List<Long> redisPids = redis.pids();
         for (Map.Entry<String, Probe> probe : probes.entrySet()) {
-            Map<Long, ThreadTimes.Sample> jvmBefore = ThreadTimes.switches(pid);
-            List<Map<Long, ThreadTimes.Sample>> redisBefore = redisPids.stream().map(ThreadTimes::switches).toList();
+            Map<Long, ThreadTimes.Sample> jvmBefore = ThreadTimes.snapshot(pid);
+            List<Map<Long, ThreadTimes.Sample>> redisBefore = redisPids.stream().map(ThreadTimes::snapshot).toList();
             load.run(List.of(probe.getValue()), requests, KEYS, null);
             Map<String, ThreadTimes.Times> groups = new TreeMap<>(ThreadTimes.between(jvmBefore,
-                    ThreadTimes.switches(pid), GatewayBenchmark::threadGroup));
+                    ThreadTimes.snapshot(pid), GatewayBenchmark::threadGroup));
             for (int i = 0; i < redisPids.size(); i++) {
                 groups.merge("redis-server (process)", ThreadTimes.between(redisBefore.get(i),
-                        ThreadTimes.switches(redisPids.get(i)), name -> "redis-server (process)")
+                        ThreadTimes.snapshot(redisPids.get(i)), name -> "redis-server (process)")
                         .getOrDefault("redis-server (process)", ThreadTimes.Times.ZERO), ThreadTimes.Times::plus);
             }
             ThreadTimes.Times all = groups.values().stream().reduce(ThreadTimes.Times.ZERO, ThreadTimes.Times::plus);
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
                     "  %-24s voluntary %5.2f, involuntary %5.2f:", probe.getKey(),
-                    (double) all.runNanos() / requests, (double) all.waitNanos() / requests));
+                    (double) all.voluntarySwitches() / requests, (double) all.involuntarySwitches() / requests));
             groups.forEach((group, times) -> {
-                if (times.runNanos() + times.waitNanos() >= requests / 100) {
+                if (times.switches() >= requests / 100) {
                     line.append(String.format(Locale.ROOT, " %s %.2f/%.2f;", group,
-                            (double) times.runNanos() / requests, (double) times.waitNanos() / requests));
+                            (double) times.voluntarySwitches() / requests,
+                            (double) times.involuntarySwitches() / requests));
                 }
             });
             System.out.println(line);
         }
+    }
+
+    /**
+     * One line per group: milliseconds run and waited in all, and per call of {@code calls}
+     * (the calls the workers timed), with the wait-to-run ratio.
+     */
+    private static List<String> describe(Map<String, ThreadTimes.Times> groups, long calls) {
+        List<String> lines = new ArrayList<>();
+        ThreadTimes.Times total = ThreadTimes.Times.ZERO;
+        for (Map.Entry<String, ThreadTimes.Times> group : groups.entrySet()) {
+            lines.add(describe(group.getKey(), group.getValue(), calls));
+            total = total.plus(group.getValue());
+        }
+        lines.add(describe("all of the above", total, calls));
+        return lines;
+    }
+
+    private static String describe(String name, ThreadTimes.Times times, long calls) {
+        double perCall = Math.max(1, calls) * 1e6;
+        return String.format(Locale.ROOT, "  %-28s run %9.1f ms, waited %9.1f ms (%.2fx); per call run %.3f ms, "
+                        + "waited %.3f ms; %d slices", name, times.runNanos() / 1e6, times.waitNanos() / 1e6,
+                times.runNanos() == 0 ? 0.0 : (double) times.waitNanos() / times.runNanos(),
+                times.runNanos() / perCall, times.waitNanos() / perCall, times.slices());
     }
 
     /** CPU time the JIT's compiler threads have run (those still alive). */

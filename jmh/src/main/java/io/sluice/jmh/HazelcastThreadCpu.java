@@ -1,5 +1,6 @@
 package io.sluice.jmh;
 
+import io.sluice.testkit.ThreadTimes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -15,8 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
  * two-member cluster ({@link HazelcastCluster#start(boolean)}, caller not the owner), in turns,
  * each turn a second untimed and then {@code seconds} counted, and for each turn the decisions
  * per second, the median decision, and the CPU time and context switches per decision of every
- * thread group of both JVMs ({@link ThreadCpu}). On 2 cores with 8 threads, throughput is about
- * the inverse of the CPU per decision over both JVMs, so this says which threads a limiter's
+ * thread group of both JVMs ({@link ThreadTimes}, a group's threads named alike but for their
+ * digits, {@link ThreadTimes#digitsAsN}). On 2 cores with 8 threads, throughput is about the inverse of the CPU per decision over both JVMs, so this says which threads a limiter's
  * decisions cost, once compiled (the first round is mostly the JIT's: the compiler threads'
  * groups show it).
  *
@@ -92,13 +93,15 @@ public final class HazelcastThreadCpu {
         }
         Thread.sleep(1_000);
         long self = ProcessHandle.current().pid();
-        Map<String, ThreadCpu.Usage> callerBefore = ThreadCpu.byGroup(self);
-        Map<String, ThreadCpu.Usage> ownerBefore = ThreadCpu.byGroup(ownerPid);
+        Map<Long, ThreadTimes.Sample> callerBefore = ThreadTimes.snapshot(self);
+        Map<Long, ThreadTimes.Sample> ownerBefore = ThreadTimes.snapshot(ownerPid);
         long counted = decisions.sum();
         long started = System.nanoTime();
         Thread.sleep(seconds * 1_000L);
-        Map<String, ThreadCpu.Usage> caller = ThreadCpu.between(callerBefore, ThreadCpu.byGroup(self));
-        Map<String, ThreadCpu.Usage> owner = ThreadCpu.between(ownerBefore, ThreadCpu.byGroup(ownerPid));
+        Map<String, ThreadTimes.Times> caller = ThreadTimes.between(callerBefore, ThreadTimes.snapshot(self),
+                ThreadTimes::digitsAsN);
+        Map<String, ThreadTimes.Times> owner = ThreadTimes.between(ownerBefore, ThreadTimes.snapshot(ownerPid),
+                ThreadTimes::digitsAsN);
         long made = Math.max(1, decisions.sum() - counted);
         long elapsed = System.nanoTime() - started;
         stop.set(true);
@@ -111,14 +114,14 @@ public final class HazelcastThreadCpu {
                 perDecision(caller, made), perDecision(owner, made));
     }
 
-    private static String perDecision(Map<String, ThreadCpu.Usage> groups, long decisions) {
+    private static String perDecision(Map<String, ThreadTimes.Times> groups, long decisions) {
         long cpu = 0;
         long switches = 0;
         StringBuilder shown = new StringBuilder();
-        for (Map.Entry<String, ThreadCpu.Usage> group : groups.entrySet()) {
-            cpu += group.getValue().cpuNanos();
+        for (Map.Entry<String, ThreadTimes.Times> group : groups.entrySet()) {
+            cpu += group.getValue().runNanos();
             switches += group.getValue().switches();
-            double micros = group.getValue().cpuNanos() / 1_000.0 / decisions;
+            double micros = group.getValue().runNanos() / 1_000.0 / decisions;
             if (micros >= SHOWN_MICROS) {
                 shown.append(String.format(Locale.ROOT, " %s=%.1f", group.getKey(), micros));
             }
