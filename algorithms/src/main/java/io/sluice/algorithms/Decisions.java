@@ -47,9 +47,12 @@ public final class Decisions {
         return Decision.allowed(limit, transition.remaining(), transition.resetAfterMicros());
     }
 
-    /** {@link #of}, when the transition denies; {@code null} when it admits. */
-    static @Nullable Decision denial(Limit limit, Transition transition) {
-        return transition.allowed() ? null : of(limit, transition);
+    /**
+     * {@link #of}, when the transition denies with a {@link Probing#rank} of at least
+     * {@code atLeast} (above {@link Probing#ADMITS}); {@code null} when it admits or ranks lower.
+     */
+    static @Nullable Decision denial(Limit limit, Transition transition, long atLeast) {
+        return transition.allowed() || Probing.rank(transition) < atLeast ? null : of(limit, transition);
     }
 
     /** {@link #combine(List, List)} on an array of as many transitions as limits. */

@@ -42,17 +42,13 @@ interface Probing extends Algorithm {
     long EXCEEDS = Long.MAX_VALUE;
 
     /**
-     * This limit's transition's {@link #rank}, its new state not built: a long, so that a
-     * denial read over several limits builds no transition or decision per limit
-     * ({@link KeyState#denial}). Each algorithm implements it on its own transition (see above).
+     * This limit's decision alone when it denies the request with a {@link #rank} of at least
+     * {@code atLeast} (above {@link #ADMITS}), else {@code null}: nothing built for an admission
+     * or a lower rank, so that a denial read over several limits builds the one decision that
+     * binds ({@link KeyState#denial}). Each algorithm implements it on its own transition (see
+     * above).
      */
-    long rank(long @Nullable [] state, long nowMicros, Limit limit, long cost);
-
-    /**
-     * This limit's decision alone when it denies the request, else {@code null}; nothing built
-     * for an admission. Each algorithm implements it on its own transition (see above).
-     */
-    @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost);
+    @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost, long atLeast);
 
     /**
      * Adds this limit's transition, its new state not built, to {@code fold} as the limit at
@@ -74,15 +70,28 @@ interface Probing extends Algorithm {
     /**
      * A transition's place in {@link Decisions#combine}'s rule, for a denial: {@link #ADMITS},
      * {@link #EXCEEDS}, or for a limit that denies its wait in microseconds, between the two
-     * (a wait of the extremes, beyond 290,000 years, is moved inside). The first limit of the
-     * highest rank binds.
+     * ({@link #waitRank}). The first limit of the highest rank binds.
      */
     static long rank(Transition transition) {
         if (transition.costExceedsCapacity()) {
             return EXCEEDS;
         }
-        return transition.allowed() ? ADMITS
-                : Math.max(ADMITS + 1, Math.min(EXCEEDS - 1, transition.retryAfterMicros()));
+        return transition.allowed() ? ADMITS : waitRank(transition.retryAfterMicros());
+    }
+
+    /** The {@link #rank} of the transition that a denial was decided on ({@link Decisions#of}). */
+    static long rank(Decision denial) {
+        return denial.reason() == Decision.Reason.COST_EXCEEDS_CAPACITY ? EXCEEDS
+                : waitRank(denial.retryAfterMicros());
+    }
+
+    /**
+     * The rank of a denial's wait: the wait, or -1 for a negative one, which a transition's
+     * contract rules out and a {@link Decision} reports as no wait; a wait of
+     * {@link Long#MAX_VALUE} microseconds (290,000 years) is moved below {@link #EXCEEDS}.
+     */
+    private static long waitRank(long retryAfterMicros) {
+        return Math.max(-1, Math.min(EXCEEDS - 1, retryAfterMicros));
     }
 
     /** What a transition makes of an admission's new state. */

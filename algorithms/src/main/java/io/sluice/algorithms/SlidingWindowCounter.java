@@ -119,14 +119,9 @@ final class SlidingWindowCounter implements Probing, LeaseReturn {
 
     /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
     @Override
-    public long rank(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        return Probing.rank(transition(state, nowMicros, limit, cost, NewState.NONE));
-    }
-
-    /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */
-    @Override
-    public @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
-        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, NewState.NONE));
+    public @Nullable Decision denial(long @Nullable [] state, long nowMicros, Limit limit, long cost,
+                                     long atLeast) {
+        return Decisions.denial(limit, transition(state, nowMicros, limit, cost, NewState.NONE), atLeast);
     }
 
     /** Bound to this algorithm's transition, which the JIT then removes (see {@link Probing}). */

@@ -94,6 +94,63 @@ class KeyStateProperties {
         }
     }
 
+    /**
+     * Limits that often tie: each a copy of one of two limits under its own name, so that
+     * several deny with the same wait, or all find the cost above their capacity, at once.
+     */
+    @Provide
+    Arbitrary<Run> tiedRuns() {
+        Arbitrary<Limit> limit = Arbitraries.of(Algorithms.all()).flatMap(Scenarios::smallLimits);
+        Arbitrary<List<Limit>> limits = Combinators.combine(limit, limit,
+                Arbitraries.integers().between(0, 3).list().ofMinSize(2).ofMaxSize(5)).as((a, b, picks) -> {
+                    List<Limit> named = new ArrayList<>();
+                    for (int i = 0; i < picks.size(); i++) {
+                        named.add((picks.get(i) == 0 ? b : a).named("limit-" + i));
+                    }
+                    return named;
+                });
+        Arbitrary<Request> request = Combinators.combine(
+                Arbitraries.oneOf(Arbitraries.just(0L), Arbitraries.longs().between(0, 20_000_000)),
+                Arbitraries.oneOf(Arbitraries.just(1L), Arbitraries.longs().between(1, 300)),
+                Arbitraries.integers().between(2, 5)).as(Request::new);
+        return Combinators.combine(limits, Arbitraries.longs().between(0, 1_000_000_000_000L),
+                request.list().ofMaxSize(40)).as((l, start, r) -> new Run(l, Scenarios.EPOCH_2025 + start, r));
+    }
+
+    /**
+     * The reference for a denial read over several limits, which ranks them from the last back
+     * and builds only the binding limit's decision: each limit decided alone, and of those that
+     * deny, the first whose cost exceeds its capacity, else the first of the longest wait.
+     */
+    @Property(tries = 300)
+    void aDenialBindsTheFirstOfTheLimitsThatDenyLongestEachDecidedAlone(@ForAll("tiedRuns") Run run) {
+        KeyState state = KeyState.empty();
+        long now = run.startMicros();
+        for (Request request : run.requests()) {
+            now += request.waitMicros();
+            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            byte[] before = state.encode();
+            Decision expected = null;
+            for (Limit limit : limits) {
+                Decision alone = KeyState.decode(before).tryAcquire(List.of(limit), now, request.cost());
+                if (!alone.allowed() && (expected == null || binds(alone, expected))) {
+                    expected = alone;
+                }
+            }
+            assertThat(state.denial(limits, now, request.cost())).as("%s at %d", limits, now).isEqualTo(expected);
+            state.tryAcquire(limits, now, request.cost());
+        }
+    }
+
+    /** Whether a later limit's denial binds rather than an earlier one's: the cost first, then a longer wait. */
+    private static boolean binds(Decision later, Decision earlier) {
+        if (earlier.reason() == Decision.Reason.COST_EXCEEDS_CAPACITY) {
+            return false;
+        }
+        return later.reason() == Decision.Reason.COST_EXCEEDS_CAPACITY
+                || later.retryAfter().orElseThrow().compareTo(earlier.retryAfter().orElseThrow()) > 0;
+    }
+
     @Property(tries = 200)
     void holdsEachStateUntilItExpires(@ForAll("runs") Run run) {
         KeyState state = KeyState.empty();

@@ -132,6 +132,15 @@ public final class Decision {
                 : Optional.of(Duration.of(retryAfterMicros, ChronoUnit.MICROS));
     }
 
+    /**
+     * {@link #retryAfter()} in microseconds, {@code -1} when that is empty: for a caller that
+     * compares or copies the wait on every decision without building a {@code Duration} and an
+     * {@code Optional} (a local store ranking the denials of several limits).
+     */
+    public long retryAfterMicros() {
+        return allowed || retryAfterMicros < 0 ? -1 : retryAfterMicros;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
