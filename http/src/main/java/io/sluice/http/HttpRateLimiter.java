@@ -53,6 +53,12 @@ public final class HttpRateLimiter {
     public static final String API_KEY_REQUIRED = PROBLEM_TYPES + "api-key-required";
 
     private static final long MICROS_PER_SECOND = 1_000_000;
+    /** The members every problem of a kind starts with (type, title, status), written once. */
+    private static final String RATE_LIMITED_START = problemStart(RATE_LIMITED, "Too Many Requests", 429);
+    private static final String STORE_UNAVAILABLE_START = problemStart(STORE_UNAVAILABLE,
+            "Rate limit store unavailable", 503);
+    private static final String UNKNOWN_API_KEY_START = problemStart(UNKNOWN_API_KEY, "Unknown API key", 401);
+    private static final String API_KEY_REQUIRED_START = problemStart(API_KEY_REQUIRED, "API key required", 401);
     /** How many lists of limits keep their formatted {@code RateLimit-Policy}: a policy's plans, not its clients. */
     static final int POLICY_FIELDS = 64;
 
@@ -117,15 +123,15 @@ public final class HttpRateLimiter {
         if (limits.isEmpty()) {
             headers.add(new HttpVerdict.Header("WWW-Authenticate", authenticateChallenge));
             String body = policyDecision.unknownKey()
-                    ? problem(UNKNOWN_API_KEY, "Unknown API key", 401, "no tier knows this API key", null, null)
-                    : problem(API_KEY_REQUIRED, "API key required", 401,
+                    ? problem(UNKNOWN_API_KEY_START, "no tier knows this API key", null, null)
+                    : problem(API_KEY_REQUIRED_START,
                             "this API needs an API key; calls without one are not admitted", null, null);
             return new HttpVerdict(HttpVerdict.Outcome.UNAUTHORIZED, 401, headers, body, policyDecision, apiKey,
                     client);
         }
         Decision decision = limits.get();
         if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE) {
-            String body = problem(STORE_UNAVAILABLE, "Rate limit store unavailable", 503,
+            String body = problem(STORE_UNAVAILABLE_START,
                     "the rate limits cannot be checked now and this API does not admit unchecked calls; "
                             + "this is not a rate limit of yours", policyDecision, null);
             return new HttpVerdict(HttpVerdict.Outcome.UNAVAILABLE, 503, headers, body, policyDecision, apiKey,
@@ -142,7 +148,7 @@ public final class HttpRateLimiter {
                         + "' ever holds (" + binding.burst() + "): it can never be admitted"
                 : "limit '" + binding.name() + "' (" + binding.permits() + " per " + period(binding) + ") is used up"
                         + (retrySeconds == null ? "" : "; retry after " + retrySeconds + " s");
-        String body = problem(RATE_LIMITED, "Too Many Requests", 429, detail, policyDecision, retrySeconds);
+        String body = problem(RATE_LIMITED_START, detail, policyDecision, retrySeconds);
         return new HttpVerdict(HttpVerdict.Outcome.DENIED, 429, headers, body, policyDecision, apiKey, client);
     }
 
@@ -204,12 +210,16 @@ public final class HttpRateLimiter {
         return period.toMillis() % 1000 == 0 ? period.toSeconds() + " s" : period.toMillis() + " ms";
     }
 
-    private static String problem(String type, String title, int status, String detail,
-                                  @Nullable PolicyDecision decision, @Nullable Long retryAfter) {
-        StringBuilder json = new StringBuilder(512).append('{');
+    private static String problemStart(String type, String title, int status) {
+        StringBuilder json = new StringBuilder().append('{');
         Json.member(json, "type", type);
         Json.member(json, "title", title);
-        json.append(",\"status\":").append(status);
+        return json.append(",\"status\":").append(status).toString();
+    }
+
+    private static String problem(String start, String detail, @Nullable PolicyDecision decision,
+                                  @Nullable Long retryAfter) {
+        StringBuilder json = new StringBuilder(512).append(start);
         Json.member(json, "detail", detail);
         if (decision != null) {
             decision.decision().ifPresent(d -> Json.member(json, "policy", d.binding().name()));

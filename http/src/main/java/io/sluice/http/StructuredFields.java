@@ -12,17 +12,22 @@ final class StructuredFields {
      */
     static void appendString(StringBuilder out, String value) {
         out.append('"');
+        // Runs of characters that need nothing are appended whole, not a character at a time.
+        int run = 0;
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
+            if (c >= 0x20 && c <= 0x7e && c != '"' && c != '\\') {
+                continue;
+            }
+            out.append(value, run, i);
+            run = i + 1;
             if (c == '"' || c == '\\') {
                 out.append('\\').append(c);
-            } else if (c < 0x20 || c > 0x7e) {
-                out.append('?');
             } else {
-                out.append(c);
+                out.append('?');
             }
         }
-        out.append('"');
+        out.append(value, run, value.length()).append('"');
     }
 
     /** A parameter {@code ;key=integer}; sf-integers have at most 15 digits, larger values are capped. */
