@@ -174,10 +174,7 @@ public final class GridCalls implements AutoCloseable {
      *     (a {@link TimeoutException}), the caller is interrupted, or the store is closed
      */
     public <T> T await(Supplier<? extends Started<T>> start) {
-        if (closed) {
-            throw new StoreUnavailableException(target + " is closed");
-        }
-        long deadline = System.nanoTime() + timeoutNanos;
+        long deadline = deadline();
         try {
             return start.get().await(deadline - System.nanoTime());
         } catch (InterruptedException e) {
@@ -186,6 +183,23 @@ public final class GridCalls implements AutoCloseable {
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             throw unavailable(e, timeoutNanos);
         }
+    }
+
+    /**
+     * When a call waited for from now must have answered, in {@link System#nanoTime()}'s terms.
+     *
+     * @throws StoreUnavailableException when the store is closed
+     */
+    long deadline() {
+        if (closed) {
+            throw new StoreUnavailableException(target + " is closed");
+        }
+        return System.nanoTime() + timeoutNanos;
+    }
+
+    /** {@code failure} of a call waited for, as {@link #await} reports it. */
+    StoreUnavailableException failed(Throwable failure) {
+        return unavailable(failure, timeoutNanos);
     }
 
     private <T> CompletableFuture<T> call(Supplier<T> call, CompletableFuture<T> answer, long timeoutNanos) {

@@ -3,6 +3,9 @@ package io.sluice.algorithms.grid;
 import io.sluice.algorithms.LeaseArguments;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -19,6 +22,13 @@ public final class GridOperation {
 
     /** The {@link #leaseTime()} of a lease: it has no lease's time, a give-back has one. */
     public static final long LEASE = Long.MIN_VALUE;
+
+    /**
+     * The first byte of a batch's request, where a single request has
+     * {@link GridRequest#FORMAT_VERSION}: a member of an older version refuses it as a format it
+     * does not know.
+     */
+    static final byte BATCH_FORMAT = 2;
 
     private final byte[] request;
     private final boolean leasing;
@@ -70,6 +80,27 @@ public final class GridOperation {
         return new GridOperation(GridRequest.encode(limits, unusedTokens, nowMicros), true, lease.takenAtMicros());
     }
 
+    /**
+     * Decisions on one key, run on its owner in this order as one operation, each on the state
+     * the one before left: the request is {@link #BATCH_FORMAT}, their number, then each
+     * decision's length and {@link #request()} bytes; the reply is their replies one after the
+     * other ({@link GridReply#LENGTH} longs each), and the owner writes the last state once.
+     */
+    static GridOperation batch(List<GridOperation> decisions) {
+        int bytes = 1 + Integer.BYTES;
+        for (GridOperation decision : decisions) {
+            if (decision.leasing) {
+                throw new IllegalArgumentException("only decisions are batched, not leases or give-backs");
+            }
+            bytes += Integer.BYTES + decision.request.length;
+        }
+        ByteBuffer request = ByteBuffer.allocate(bytes).put(BATCH_FORMAT).putInt(decisions.size());
+        for (GridOperation decision : decisions) {
+            request.putInt(decision.request.length).put(decision.request);
+        }
+        return new GridOperation(request.array(), false, LEASE);
+    }
+
     /** A decision as a member reads it: {@link #request()}'s bytes. */
     public static GridOperation decisionOnWire(byte[] request) {
         return new GridOperation(request, false, LEASE);
@@ -104,6 +135,9 @@ public final class GridOperation {
      * @throws IllegalArgumentException when the request or the stored bytes cannot be read
      */
     public GridRequest.Outcome run(byte @Nullable [] stored, LongSupplier memberClock) {
+        if (!leasing && request.length > 0 && request[0] == BATCH_FORMAT) {
+            return runBatch(stored, memberClock);
+        }
         GridRequest decoded = GridRequest.decode(request);
         long now = decoded.usesMemberClock() ? memberClock.getAsLong() : decoded.callerNowMicros();
         if (!leasing) {
@@ -114,7 +148,50 @@ public final class GridOperation {
                 : GridLease.giveBack(decoded, leaseTime, stored, now);
     }
 
-    /** Whether {@link #run} decides at the member's time (else at the caller's test time). */
+    private GridRequest.Outcome runBatch(byte @Nullable [] stored, LongSupplier memberClock) {
+        try {
+            ByteBuffer in = ByteBuffer.wrap(request, 1, request.length - 1);
+            int count = in.getInt();
+            if (count < 1 || count > in.remaining()) {
+                throw new IllegalArgumentException("a batch of " + request.length + " bytes cannot hold "
+                        + count + " decisions");
+            }
+            long[] replies = new long[count * GridReply.LENGTH];
+            byte[] state = stored;
+            boolean write = false;
+            long ttlMicros = 0;
+            for (int i = 0; i < count; i++) {
+                int length = in.getInt();
+                if (length < 1 || length > in.remaining()) {
+                    throw new IllegalArgumentException("a batch's decision of " + length + " bytes is truncated");
+                }
+                byte[] one = Arrays.copyOfRange(request, in.position(), in.position() + length);
+                in.position(in.position() + length);
+                if (one[0] == BATCH_FORMAT) {
+                    throw new IllegalArgumentException("a batch within a batch");
+                }
+                GridRequest.Outcome outcome = decisionOnWire(one).run(state, memberClock);
+                System.arraycopy(outcome.reply(), 0, replies, i * GridReply.LENGTH, GridReply.LENGTH);
+                if (outcome.write()) {
+                    write = true;
+                    state = outcome.state();
+                    ttlMicros = outcome.ttlMicros();
+                }
+            }
+            if (in.hasRemaining()) {
+                throw new IllegalArgumentException("a batch has " + in.remaining() + " trailing bytes");
+            }
+            return new GridRequest.Outcome(replies, write, write ? state : null, ttlMicros);
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("a batch of " + request.length + " bytes is truncated", e);
+        }
+    }
+
+    /**
+     * Whether {@link #run} decides at the member's time (else at the caller's test time). A
+     * batch's last bytes are its last decision's, and a store decides all its decisions at one
+     * clock.
+     */
     public boolean usesMemberClock() {
         return GridRequest.usesMemberClock(request);
     }

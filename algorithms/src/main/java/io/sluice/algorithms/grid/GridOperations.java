@@ -47,8 +47,9 @@ public final class GridOperations implements AutoCloseable {
 
     private final GridCalls calls;
     private final OnOwner onOwner;
-    private final @Nullable StartOnOwner start;
     private final @Nullable TimeSource testClock;
+    /** {@link #tryAcquireAndWait}'s calls, coalesced per key while one is out. */
+    private final SameKeyDecisions sameKey;
 
     /**
      * The operations of a store whose calls are {@code onOwner}, made on {@code calls}, at the
@@ -66,8 +67,11 @@ public final class GridOperations implements AutoCloseable {
                           @Nullable TimeSource testClock) {
         this.calls = calls;
         this.onOwner = onOwner;
-        this.start = start;
         this.testClock = testClock;
+        this.sameKey = new SameKeyDecisions(calls, (key, operation) -> {
+            GridCalls.Started<long[]> started = start == null ? null : start.start(key, operation);
+            return started != null ? started : GridCalls.Started.of(run(key, operation));
+        });
     }
 
     /** {@link io.sluice.api.Store#tryAcquire}. */
@@ -84,19 +88,16 @@ public final class GridOperations implements AutoCloseable {
     /**
      * {@link io.sluice.api.Store#tryAcquireAndWait}, bounded by the timeout of {@code calls}
      * ({@link GridCalls#await}): started on the caller's thread when the store can start it without
-     * blocking, else a call on the pool that the caller waits for.
+     * blocking, else a call on the pool that the caller waits for. While a call for {@code key}
+     * is out from this store, the decision waits for it to end and then goes with the others
+     * that waited, as one call decided on the owner in their order (see {@link SameKeyDecisions}).
      *
      * @throws StoreUnavailableException when the call fails or does not answer in time
      * @throws IllegalArgumentException as {@link GridOperation#decide}
      */
     public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
         GridOperation operation = GridOperation.decide(limits, cost, nowMicros());
-        StartOnOwner starter = start;
-        long[] reply = calls.await(() -> {
-            GridCalls.Started<long[]> started = starter == null ? null : starter.start(key, operation);
-            return started != null ? started : GridCalls.Started.of(run(key, operation));
-        });
-        return GridReply.decode(reply, limits);
+        return GridReply.decode(sameKey.decide(key, operation), limits);
     }
 
     /** {@link io.sluice.api.Store#lease}. */

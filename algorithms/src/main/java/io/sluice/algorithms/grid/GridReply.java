@@ -14,7 +14,8 @@ import java.util.Objects;
  */
 public final class GridReply {
 
-    private static final int LENGTH = 5;
+    /** How many longs a reply is. */
+    static final int LENGTH = 5;
     private static final Decision.Reason[] REASONS = Decision.Reason.values();
 
     private GridReply() {

@@ -57,6 +57,46 @@ class GridOperationTest {
     }
 
     @Test
+    void aBatchDecidesInItsOrderEachOnTheStateTheOneBeforeLeftAndWritesTheLastState() {
+        List<Limit> three = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 3, Duration.ofSeconds(1)).named("three"));
+        KeyState reference = KeyState.empty();
+        List<GridOperation> decisions = List.of(GridOperation.decide(three, 2, NOW),
+                GridOperation.decide(three, 2, NOW + 1), GridOperation.decide(three, 1, NOW + 2));
+        GridOperation sent = GridOperation.batch(decisions);
+        GridRequest.Outcome outcome = GridOperation.decisionOnWire(sent.request()).run(null, () -> NOW);
+
+        assertThat(outcome.reply()).hasSize(3 * GridReply.LENGTH);
+        for (int i = 0; i < 3; i++) {
+            long[] reply = java.util.Arrays.copyOfRange(outcome.reply(), i * GridReply.LENGTH, (i + 1) * GridReply.LENGTH);
+            assertThat(GridReply.decode(reply, three)).as("decision %s", i)
+                    .isEqualTo(reference.tryAcquire(three, NOW + i, i == 2 ? 1 : 2));
+        }
+        // The second was denied: the third's admission wrote the state after both admissions.
+        assertThat(outcome.write()).isTrue();
+        assertThat(outcome.state()).isEqualTo(reference.encode());
+        assertThat(sent.usesMemberClock()).isFalse();
+
+        GridRequest.Outcome denied = GridOperation.batch(List.of(GridOperation.decide(three, 4, NOW),
+                GridOperation.decide(three, 4, NOW))).run(null, () -> NOW);
+        assertThat(denied.write()).isFalse();
+    }
+
+    @Test
+    void aBatchThatIsNotWhatTheCallerWroteIsRefused() {
+        byte[] request = GridOperation.batch(List.of(GridOperation.decide(LIMITS, 1, NOW),
+                GridOperation.decide(LIMITS, 1, NOW))).request();
+        GridOperation truncated = GridOperation.decisionOnWire(java.util.Arrays.copyOf(request, request.length - 3));
+        assertThatThrownBy(() -> truncated.run(null, () -> NOW))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("truncated");
+        GridOperation nested = GridOperation.batch(List.of(GridOperation.batch(List.of(GridOperation.decide(LIMITS, 1, NOW))),
+                GridOperation.decide(LIMITS, 1, NOW)));
+        assertThatThrownBy(() -> nested.run(null, () -> NOW))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a batch within a batch");
+        assertThatThrownBy(() -> GridOperation.batch(List.of(GridOperation.lease(LIMITS, 2, NOW))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only decisions");
+    }
+
+    @Test
     void theMembersClockIsReadOnlyWhenTheRequestAsksForIt() {
         AtomicInteger reads = new AtomicInteger();
         GridOperation atCallersTime = GridOperation.decide(LIMITS, 1, NOW);

@@ -90,6 +90,21 @@ class HazelcastClusterIT {
     }
 
     @Test
+    void threadsOfOneLimiterOnOneKeyAdmitExactlyTheLimitOnTheOwnersClock() throws Exception {
+        // One store: its decisions on the key coalesce while one is out, and go as batches.
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 200, Duration.ofDays(1));
+        for (HazelcastInstance instance : List.of(members.get(0), client)) {
+            RateLimiter limiter = RateLimiter.builder().store(store(instance, "coalesced", null)).limit(limit).build();
+            String key = "coalesced-" + (instance == client ? "client" : "member");
+
+            List<Decision> decisions = hammer(List.of(limiter), key, 800);
+
+            assertThat(decisions).noneMatch(d -> d.reason() == Decision.Reason.STORE_UNAVAILABLE);
+            assertThat(decisions).filteredOn(Decision::allowed).hasSize(200);
+        }
+    }
+
+    @Test
     void severalLimitsOfOneKeyAreChargedTogetherAcrossMembers() throws Exception {
         TimeSource frozen = () -> FROZEN_MICROS;
         Limit bucket = Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)).withBurst(300);

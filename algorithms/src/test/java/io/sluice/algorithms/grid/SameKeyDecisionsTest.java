@@ -1,0 +1,241 @@
+package io.sluice.algorithms.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.KeyState;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.StoreUnavailableException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Decisions on one key while a call for it is out: they wait, then go as one call decided in
+ * their order; each keeps its own failure and timeout. The sender is a fake whose calls the test
+ * answers by running them on an owner's state in this JVM.
+ */
+class SameKeyDecisionsTest {
+
+    private static final long NOW = 1_764_000_000_000_000L;
+    private static final List<Limit> LIMITS = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofHours(1)));
+
+    /** A call the fake sender started: the key, the operation, and the answer the test gives. */
+    private record Sent(String key, GridOperation operation, CompletableFuture<long[]> answer) {
+    }
+
+    private final BlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
+    private final Map<String, byte[]> owned = new HashMap<>();
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopCallers() {
+        callers.shutdownNow();
+    }
+
+    private GridCalls.Started<long[]> send(String key, GridOperation operation) {
+        CompletableFuture<long[]> answer = new CompletableFuture<>();
+        sent.add(new Sent(key, operation, answer));
+        return GridCalls.Started.of(answer);
+    }
+
+    /** Answers {@code call} as its key's owner would, from the owner's state here. */
+    private void answer(Sent call) {
+        GridRequest.Outcome outcome = call.operation().run(owned.get(call.key()), () -> NOW);
+        if (outcome.write()) {
+            owned.put(call.key(), outcome.state());
+        }
+        call.answer().complete(outcome.reply());
+    }
+
+    private Sent nextSent() throws InterruptedException {
+        Sent call = sent.poll(30, TimeUnit.SECONDS);
+        assertThat(call).as("a call sent").isNotNull();
+        return call;
+    }
+
+    private Future<Decision> decideOn(SameKeyDecisions decisions, String key, long cost) throws InterruptedException {
+        return callers.submit(() ->
+                GridReply.decode(decisions.decide(key, GridOperation.decide(LIMITS, cost, NOW)), LIMITS));
+    }
+
+    /** Submits a decision and returns once its thread waits (for a call out, or for its own answer). */
+    private Future<Decision> waitingDecision(SameKeyDecisions decisions, String key, long cost,
+                                             List<Thread> waiting) throws InterruptedException {
+        int before = waiting.size();
+        Future<Decision> decision = callers.submit(() -> {
+            synchronized (waiting) {
+                waiting.add(Thread.currentThread());
+            }
+            return GridReply.decode(decisions.decide(key, GridOperation.decide(LIMITS, cost, NOW)), LIMITS);
+        });
+        Thread thread;
+        while (true) {
+            synchronized (waiting) {
+                if (waiting.size() > before) {
+                    thread = waiting.get(before);
+                    break;
+                }
+            }
+            Thread.onSpinWait();
+        }
+        while (thread.getState() != Thread.State.TIMED_WAITING) {
+            Thread.onSpinWait();
+        }
+        return decision;
+    }
+
+    @Test
+    void decisionsThatCameWhileACallWasOutGoTogetherAsOneCallDecidedInTheirOrder() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            Future<Decision> third = waitingDecision(decisions, "hot", 1, waiting);
+            Future<Decision> elsewhere = waitingDecision(decisions, "cold", 1, waiting);
+            Sent cold = nextSent();
+            assertThat(cold.key()).isEqualTo("cold");
+            assertThat(sent).as("nothing more sent while the hot key's call is out").isEmpty();
+
+            answer(out);
+            Sent batch = nextSent();
+            assertThat(batch.key()).isEqualTo("hot");
+            assertThat(batch.operation().request()[0]).isEqualTo(GridOperation.BATCH_FORMAT);
+            answer(batch);
+            answer(cold);
+
+            KeyState reference = KeyState.empty();
+            assertThat(first.get()).isEqualTo(reference.tryAcquire(LIMITS, NOW, 1));
+            assertThat(second.get()).isEqualTo(reference.tryAcquire(LIMITS, NOW, 1));
+            assertThat(third.get()).isEqualTo(reference.tryAcquire(LIMITS, NOW, 1));
+            assertThat(third.get().allowed()).isFalse();
+            assertThat(elsewhere.get().allowed()).isTrue();
+
+            // The key has no call out any more: the next decision goes alone, at once.
+            Future<Decision> after = decideOn(decisions, "hot", 1);
+            Sent alone = nextSent();
+            assertThat(alone.operation().request()[0]).isEqualTo(GridRequest.FORMAT_VERSION);
+            answer(alone);
+            assertThat(after.get().allowed()).isFalse();
+        }
+    }
+
+    @Test
+    void aFailedBatchFailsEachOfItsDecisionsWithItsCause() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            Future<Decision> third = waitingDecision(decisions, "hot", 1, waiting);
+            answer(out);
+            nextSent().answer().completeExceptionally(new IOException("the owner left"));
+
+            assertThat(first.get().allowed()).isTrue();
+            for (Future<Decision> failed : List.of(second, third)) {
+                assertThatThrownBy(failed::get).cause().isInstanceOf(StoreUnavailableException.class)
+                        .hasMessageContaining("the test cluster failed").cause().isInstanceOf(IOException.class);
+            }
+        }
+    }
+
+    @Test
+    void aCallThatNeverAnswersHoldsTheKeyOnlyUntilItsWaitersTimeOut() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(200), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+
+            // The second went once the first gave up (or gave up itself first): it waited no longer than its timeout.
+            for (Future<Decision> late : List.of(first, second)) {
+                assertThatThrownBy(late::get).cause().isInstanceOf(StoreUnavailableException.class)
+                        .hasMessageContaining("did not answer within").cause().isInstanceOf(TimeoutException.class);
+            }
+            sent.clear();
+            Future<Decision> after = decideOn(decisions, "hot", 1);
+            answer(nextSent());
+            assertThat(after.get().allowed()).isTrue();
+        }
+    }
+
+    @Test
+    void aDecisionInterruptedBeforeItsBatchWentIsNeverSent() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            waiting.get(1).interrupt();
+            assertThatThrownBy(second::get).cause().isInstanceOf(StoreUnavailableException.class)
+                    .cause().isInstanceOf(InterruptedException.class);
+
+            answer(out);
+            assertThat(first.get().allowed()).isTrue();
+            Future<Decision> third = decideOn(decisions, "hot", 1);
+            Sent alone = nextSent();
+            answer(alone);
+            // The interrupted decision charged nothing: the limit of 2 still admits the third.
+            assertThat(third.get().allowed()).isTrue();
+            assertThat(sent).isEmpty();
+        }
+    }
+
+    @Test
+    void manyThreadsOnOneKeyAdmitExactlyTheLimit() throws Exception {
+        int threads = 8;
+        int each = 200;
+        long permits = 500;
+        List<Limit> limits = List.of(Limit.of(Algorithms.TOKEN_BUCKET, permits, Duration.ofHours(1)));
+        ExecutorService owner = Executors.newSingleThreadExecutor();
+        try (GridCalls grid = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(grid, (key, operation) -> {
+                return GridCalls.Started.of(CompletableFuture.supplyAsync(() -> {
+                    GridRequest.Outcome outcome = operation.run(owned.get(key), () -> NOW);
+                    if (outcome.write()) {
+                        owned.put(key, outcome.state());
+                    }
+                    return outcome.reply();
+                }, owner));
+            });
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                admitted.add(callers.submit(() -> {
+                    int count = 0;
+                    for (int i = 0; i < each; i++) {
+                        long[] reply = decisions.decide("hot", GridOperation.decide(limits, 1, NOW));
+                        count += GridReply.decode(reply, limits).allowed() ? 1 : 0;
+                    }
+                    return count;
+                }));
+            }
+            int total = 0;
+            for (Future<Integer> count : admitted) {
+                total += count.get();
+            }
+            assertThat(total).isEqualTo(permits);
+        } finally {
+            owner.shutdownNow();
+        }
+    }
+}
