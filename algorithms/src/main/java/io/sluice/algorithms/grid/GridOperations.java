@@ -37,8 +37,12 @@ public final class GridOperations implements AutoCloseable {
     @FunctionalInterface
     public interface StartOnOwner {
 
-        /** Starts {@code operation} on the owner of {@code key}; {@code null} when that could block. */
-        GridCalls.@Nullable Started<long[]> start(String key, GridOperation operation);
+        /**
+         * Starts {@code operation} on the owner of {@code key}; {@code null} when that could block.
+         * The future completes on the thread that receives the answer (so do stages chained to
+         * it without an executor), which so wakes every caller waiting for it.
+         */
+        @Nullable CompletableFuture<long[]> start(String key, GridOperation operation);
     }
 
     /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
@@ -69,8 +73,8 @@ public final class GridOperations implements AutoCloseable {
         this.onOwner = onOwner;
         this.testClock = testClock;
         this.sameKey = new SameKeyDecisions(calls, (key, operation) -> {
-            GridCalls.Started<long[]> started = start == null ? null : start.start(key, operation);
-            return started != null ? started : GridCalls.Started.of(run(key, operation));
+            CompletableFuture<long[]> started = start == null ? null : start.start(key, operation);
+            return started != null ? started : run(key, operation);
         });
     }
 
@@ -87,7 +91,7 @@ public final class GridOperations implements AutoCloseable {
 
     /**
      * {@link io.sluice.api.Store#tryAcquireAndWait}, bounded by the timeout of {@code calls}
-     * ({@link GridCalls#await}): started on the caller's thread when the store can start it without
+     * ({@link GridCalls#deadline()}): started on the caller's thread when the store can start it without
      * blocking, else a call on the pool that the caller waits for. While a call for {@code key}
      * is out from this store, the decision waits for it to end and then goes with the others
      * that waited, as one call decided on the owner in their order (see {@link SameKeyDecisions}).

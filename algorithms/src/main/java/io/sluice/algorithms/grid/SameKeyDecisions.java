@@ -32,11 +32,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class SameKeyDecisions {
 
-    /** Starts an operation on a key's owner without blocking; its answer is waited for by every decision in it. */
+    /**
+     * Starts an operation on a key's owner without blocking. Its future completes on the thread
+     * that receives the answer, and so do the stages chained to it without an executor: a
+     * batch's decisions are woken by that thread, once each.
+     */
     @FunctionalInterface
     interface Sender {
 
-        GridCalls.Started<long[]> start(String key, GridOperation operation);
+        CompletableFuture<long[]> start(String key, GridOperation operation);
     }
 
     private final GridCalls calls;
@@ -53,7 +57,7 @@ final class SameKeyDecisions {
      * {@code decision}'s reply from the owner of {@code key}, waiting at most the timeout of
      * {@code calls} from now.
      *
-     * @throws StoreUnavailableException as {@link GridCalls#await}
+     * @throws StoreUnavailableException as {@link GridCalls#failed} says, or when the store is closed
      */
     long[] decide(String key, GridOperation decision) {
         long deadline = calls.deadline();
@@ -86,10 +90,10 @@ final class SameKeyDecisions {
         }
         try {
             try {
-                GridCalls.Started<long[]> started = alone
-                        ? sender.start(key, decision)
-                        : awaitSent(line, batch, waiter, deadline);
-                return batch.replyOf(waiter, started.await(deadline - System.nanoTime()));
+                long[] reply = alone
+                        ? sender.start(key, decision).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
+                        : awaitBatch(line, batch, waiter, deadline);
+                return batch.replyOf(waiter, reply);
             } finally {
                 end(line, batch);
             }
@@ -101,11 +105,11 @@ final class SameKeyDecisions {
         }
     }
 
-    /** The call of {@code batch} once it is started; {@code waiter} taken out of it if the deadline comes first. */
-    private static GridCalls.Started<long[]> awaitSent(Line line, Batch batch, Waiter waiter, long deadline)
+    /** The answer of {@code batch}'s call; {@code waiter} taken out of it if the deadline comes before it went. */
+    private static long[] awaitBatch(Line line, Batch batch, Waiter waiter, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
         try {
-            return batch.sent.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            return batch.answer.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException | TimeoutException e) {
             synchronized (line) {
                 if (!batch.sealed) {
@@ -141,11 +145,18 @@ final class SameKeyDecisions {
                 }
                 next.sealed = true;
             }
+            CompletableFuture<long[]> answer = next.answer;
             try {
-                next.sent.complete(sender.start(line.key, next.operation()));
+                sender.start(line.key, next.operation()).whenComplete((reply, failure) -> {
+                    if (failure == null) {
+                        answer.complete(reply);
+                    } else {
+                        answer.completeExceptionally(failure);
+                    }
+                });
                 return;
             } catch (RuntimeException | Error e) {
-                next.sent.completeExceptionally(e);
+                answer.completeExceptionally(e);
                 ended = next;
             }
         }
@@ -170,8 +181,8 @@ final class SameKeyDecisions {
 
         final List<Waiter> waiters = new ArrayList<>(4);
         boolean sealed;
-        /** The batch's call, once started; its failure when it could not be. */
-        final CompletableFuture<GridCalls.Started<long[]>> sent = new CompletableFuture<>();
+        /** The answer of the batch's call, completed by the thread that receives it; its failure, or the start's. */
+        final CompletableFuture<long[]> answer = new CompletableFuture<>();
 
         /** The operation to send: a single decision alone, as it is sent without coalescing. */
         GridOperation operation() {

@@ -9,6 +9,7 @@ import io.sluice.api.Limit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 
@@ -42,10 +43,8 @@ class GridOperationsTest {
     @Test
     void aStartedCallIsMadeAndWaitedForOnTheCallersThread() {
         try (GridOperations operations = new GridOperations(new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
-                this::runOnOwner, (key, operation) -> {
-                    long[] reply = runOnOwner(key, operation);
-                    return timeoutNanos -> reply;
-                }, () -> NOW)) {
+                this::runOnOwner, (key, operation) -> CompletableFuture.completedFuture(runOnOwner(key, operation)),
+                () -> NOW)) {
             assertDecidedAsTheReferenceDoes(operations, "started");
             assertThat(ranOn.get("started")).isSameAs(Thread.currentThread());
         }

@@ -48,10 +48,10 @@ class SameKeyDecisionsTest {
         callers.shutdownNow();
     }
 
-    private GridCalls.Started<long[]> send(String key, GridOperation operation) {
+    private CompletableFuture<long[]> send(String key, GridOperation operation) {
         CompletableFuture<long[]> answer = new CompletableFuture<>();
         sent.add(new Sent(key, operation, answer));
-        return GridCalls.Started.of(answer);
+        return answer;
     }
 
     /** Answers {@code call} as its key's owner would, from the owner's state here. */
@@ -179,6 +179,16 @@ class SameKeyDecisionsTest {
     }
 
     @Test
+    void aClosedStoreSendsNothing() {
+        GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1);
+        SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+        calls.close();
+        assertThatThrownBy(() -> decisions.decide("hot", GridOperation.decide(LIMITS, 1, NOW)))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+        assertThat(sent).isEmpty();
+    }
+
+    @Test
     void aDecisionInterruptedBeforeItsBatchWentIsNeverSent() throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
             SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
@@ -210,13 +220,13 @@ class SameKeyDecisionsTest {
         ExecutorService owner = Executors.newSingleThreadExecutor();
         try (GridCalls grid = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
             SameKeyDecisions decisions = new SameKeyDecisions(grid, (key, operation) -> {
-                return GridCalls.Started.of(CompletableFuture.supplyAsync(() -> {
+                return CompletableFuture.supplyAsync(() -> {
                     GridRequest.Outcome outcome = operation.run(owned.get(key), () -> NOW);
                     if (outcome.write()) {
                         owned.put(key, outcome.state());
                     }
                     return outcome.reply();
-                }, owner));
+                }, owner);
             });
             List<Future<Integer>> admitted = new ArrayList<>();
             for (int t = 0; t < threads; t++) {

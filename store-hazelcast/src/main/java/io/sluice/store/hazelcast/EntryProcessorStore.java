@@ -27,8 +27,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -160,7 +160,7 @@ final class EntryProcessorStore implements Store, InstanceCount {
      * invocation's own future (see the class comment); {@code null} on a client or before the
      * map's proxy exists.
      */
-    private GridCalls.@Nullable Started<long[]> startOnMember(String key, GridOperation operation) {
+    private @Nullable CompletableFuture<long[]> startOnMember(String key, GridOperation operation) {
         if (!(map instanceof MapProxyImpl<String, byte[]> member)
                 || !(instance instanceof SerializationServiceSupport serialization)) {
             return null;
@@ -169,8 +169,21 @@ final class EntryProcessorStore implements Store, InstanceCount {
         // As executeOnKey does: a processor run on this member (its owner) reads this member's clock.
         processor.setHazelcastInstance(instance);
         InternalCompletableFuture<Data> answer = member.executeOnKeyInternal(key, processor);
-        return timeoutNanos -> serialization.getSerializationService()
-                .toObject(answer.get(timeoutNanos, TimeUnit.NANOSECONDS));
+        CompletableFuture<long[]> reply = new CompletableFuture<>();
+        // Run by the thread that receives the answer (an executor that runs the callback where it
+        // is called): it reads the answer once, however many decisions of a batch wait for it.
+        answer.whenCompleteAsync((data, failure) -> {
+            if (failure != null) {
+                reply.completeExceptionally(failure);
+                return;
+            }
+            try {
+                reply.complete(serialization.getSerializationService().toObject(data));
+            } catch (RuntimeException e) {
+                reply.completeExceptionally(e);
+            }
+        }, Runnable::run);
+        return reply;
     }
 
     /**

@@ -61,14 +61,14 @@ final class IgniteCacheStore implements Store, InstanceCount {
         GridCalls calls = new GridCalls("the Ignite cache '" + cache.getName() + "'", timeout, concurrency);
         this.operations = new GridOperations(calls,
                 (key, operation) -> cache.invoke(key, new DecideProcessor(operation)),
-                (key, operation) -> GridCalls.Started.of(calls.<long[]>send(answer ->
+                (key, operation) -> calls.<long[]>send(answer ->
                         cache.invokeAsync(key, new DecideProcessor(operation)).listenAsync(sent -> {
                             try {
                                 answer.complete(sent.get());
                             } catch (RuntimeException e) {
                                 answer.completeExceptionally(e);
                             }
-                        }, Runnable::run))),
+                        }, Runnable::run)),
                 testClock);
         this.capabilities = new StoreCapabilities(true, true, true, true, false, timeout);
         this.heartbeat = heartbeat;
