@@ -37,15 +37,17 @@ import org.jspecify.annotations.Nullable;
  * {@link io.sluice.api.StoreUnavailableException}s carrying Hazelcast's exception.
  *
  * <p>On a member, {@link #tryAcquireAndWait} (the path of {@code RateLimiter.decide}) starts
- * the invocation on the caller's thread and waits there for its future with the store's
- * timeout ({@link StoreCapabilities#waitBound()}): the thread that receives the answer wakes
- * the caller, as in a plain {@code executeOnKey}. That future is the invocation's own, from
- * Hazelcast's {@code MapProxyImpl.executeOnKeyInternal} (what {@code executeOnKey} waits for):
- * not {@code submitToKey}'s, which wraps it in a {@code DelegatingCompletableFuture} that hands
- * every answer to Hazelcast's default asynchronous executor, and that executor starts a new
- * thread per task when the common pool has one thread (two cores): measured 3x to 6x the p50 of
- * {@code executeOnKey}. Starting the invocation never blocks: a lost or unknown owner makes
- * Hazelcast retry on its own threads.
+ * the invocation on the caller's thread and waits there with the store's timeout
+ * ({@link StoreCapabilities#waitBound()}) for a future that the thread receiving the answer
+ * completes, in a callback it runs itself, reading the answer once: it wakes the caller (and
+ * every decision of a batch, see {@link GridOperations#tryAcquireAndWait}), as in a plain
+ * {@code executeOnKey}. The callback is on the invocation's own future, from Hazelcast's
+ * {@code MapProxyImpl.executeOnKeyInternal} (what {@code executeOnKey} waits for), with an
+ * executor that runs it where it is called: not on {@code submitToKey}'s, which wraps it in a
+ * {@code DelegatingCompletableFuture} that hands every answer to Hazelcast's default
+ * asynchronous executor, and that executor starts a new thread per task when the common pool
+ * has one thread (two cores): measured 3x to 6x the p50 of {@code executeOnKey}. Starting the
+ * invocation never blocks: a lost or unknown owner makes Hazelcast retry on its own threads.
  *
  * <p>On a client, before the map's proxy exists (creating it can block a client: it asks the
  * cluster), and for the stages of {@link #tryAcquire}, leases and give-backs, each call is a
@@ -156,8 +158,8 @@ final class EntryProcessorStore implements Store, InstanceCount {
     }
 
     /**
-     * {@code operation} started on the owner of {@code key} from a member's thread, with the
-     * invocation's own future (see the class comment); {@code null} on a client or before the
+     * {@code operation} started on the owner of {@code key} from a member's thread, its answer
+     * read by the thread that receives it (see the class comment); {@code null} on a client or before the
      * map's proxy exists.
      */
     private @Nullable CompletableFuture<long[]> startOnMember(String key, GridOperation operation) {
