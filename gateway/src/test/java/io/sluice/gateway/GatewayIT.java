@@ -263,7 +263,7 @@ class GatewayIT {
                 "sluice_gateway_requests_total{outcome=\"allowed\"} 20.0", "sluice_gateway_decision_seconds");
         HttpResponse<String> health = admin("/health");
         assertThat(health.statusCode()).isEqualTo(200);
-        assertThat(health.body()).contains("\"status\":\"UP\"");
+        assertThat(health.body()).contains("\"status\":\"UP\"", "\"breaker\":\"closed\"");
         assertThat(admin("/admin/config").body()).containsPattern("\"sha256\":\"[0-9a-f]{16}\"")
                 .contains("\"generation\":1", "\"loaded-at\":");
         String explain = admin("/admin/explain?key=" + KEY + "&method=GET&path=/v1/things").body();

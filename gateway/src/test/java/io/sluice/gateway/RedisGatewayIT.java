@@ -127,6 +127,16 @@ class RedisGatewayIT {
             assertThat(health.statusCode()).isEqualTo(503);
             assertThat(health.body()).contains("\"status\":\"DOWN\"");
             assertThat(upstream.served()).isEqualTo(1);
+
+            // Ten failed calls in the breaker's window (half of them failing) open it: /health shows it.
+            for (int i = 0; i < 10; i++) {
+                assertThat(get(gateway.port(), key).statusCode()).isEqualTo(503);
+            }
+            HttpResponse<String> open = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + gateway.adminPort() + "/health")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(open.body()).contains("\"status\":\"DOWN\"", "\"breaker\":\"open\"");
+            assertThat(upstream.served()).isEqualTo(1);
         } finally {
             lost.close();
         }
