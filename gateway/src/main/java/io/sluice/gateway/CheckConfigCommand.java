@@ -8,9 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Callable;
-import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -24,7 +22,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "check-config", mixinStandardHelpOptions = true, versionProvider = Sluice.Version.class,
         description = {
             "Checks a config file (the policy, and the gateway's store: and http: sections) and prints "
-                    + "every problem of the policy (and the first of the gateway's sections) as "
+                    + "every problem of the policy and of the gateway's sections as "
                     + "file:line: reason, by line. Exits with 0 when the file is usable, 1 when not.",
             "Connects to nothing: a store that cannot be reached shows only when the gateway starts.",
             ""})
@@ -40,12 +38,7 @@ final class CheckConfigCommand implements Callable<Integer> {
     public Integer call() {
         PolicyCheck policy = PolicyConfig.check(file);
         List<PolicyProblem> problems = new ArrayList<>(policy.problems());
-        @Nullable GatewayConfig gateway = null;
-        try {
-            gateway = GatewayConfig.load(file);
-        } catch (GatewayConfigException e) {
-            problems.add(e.problem());
-        }
+        problems.addAll(GatewayConfig.check(file));
         if (!problems.isEmpty()) {
             PrintWriter err = spec.commandLine().getErr();
             problems.stream().sorted(Comparator.comparingInt(PolicyProblem::line)).forEach(err::println);
@@ -54,8 +47,7 @@ final class CheckConfigCommand implements Callable<Integer> {
             return 1;
         }
         PrintWriter out = spec.commandLine().getOut();
-        // Loaded: otherwise its problem was reported above.
-        Objects.requireNonNull(gateway, "gateway");
+        GatewayConfig gateway = GatewayConfig.load(file);
         out.println(file + ": OK: " + policy.config().orElseThrow() + ", store " + gateway.store().kind()
                 + (gateway.store().mode() == null ? "" : " " + gateway.store().mode()));
         out.flush();

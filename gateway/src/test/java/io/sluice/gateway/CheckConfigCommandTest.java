@@ -79,4 +79,37 @@ class CheckConfigCommandTest {
         assertThat(err.toString()).containsSubsequence(file + ":2: share must be a share above 0% and at most 100%",
                 file + ":3: max-keys must be a whole number: 'many'", "2 problems");
     }
+
+    @Test
+    void everyProblemOfTheGatewaysSectionsIsReportedAtOnce() throws Exception {
+        Path file = dir.resolve("sections.yaml");
+        Files.writeString(file, """
+                store:
+                  type: redis
+                  uri: redis://x
+                  timout: 5ms
+                  instances: none
+                  read-key-schema-1: yes
+                http:
+                  trusted-proxies: [10.0.0.0/40]
+                  headers: [ietf, draft-6]
+                  api-key-cookie: key
+                tiers:
+                  - name: free
+                    limits:
+                      - name: per-second
+                        algorithm: leaky-bucket
+                        permits: 5
+                        period: 1s
+                """, StandardCharsets.UTF_8);
+
+        assertThat(run("check-config", file.toString())).isEqualTo(1);
+        assertThat(err.toString()).containsSubsequence(file + ":4: unknown field 'timout'",
+                file + ":5: instances must be a positive number, got 'none'",
+                file + ":6: read-key-schema-1 must be true or false, got 'yes'",
+                file + ":8: ", "10.0.0.0/40",
+                file + ":9: unknown header family 'draft-6'",
+                file + ":10: unknown field 'api-key-cookie' in http",
+                file + ":15: unknown algorithm 'leaky-bucket'", "7 problems");
+    }
 }
