@@ -179,6 +179,33 @@ class RedisGatewayIT {
         }
     }
 
+    @Test
+    void aRedisClusterFromTheConfigSharesOneLimitBetweenTwoGateways() throws Exception {
+        String key = "cluster-key-" + System.nanoTime();
+        try (RedisFixture cluster = RedisFixture.cluster().start()) {
+            String yaml = Files.readString(config(cluster.uri(), key), StandardCharsets.UTF_8)
+                    .replace("  uri: " + cluster.uri(), "  cluster: [" + cluster.uri() + ", " + cluster.uri(1) + "]");
+            Path file = dir.resolve("cluster.yaml");
+            Files.writeString(file, yaml, StandardCharsets.UTF_8);
+            try (Gateway first = gateway(file); Gateway second = gateway(file)) {
+                List<Integer> statuses = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    statuses.add(get(first.port(), key).statusCode());
+                    statuses.add(get(second.port(), key).statusCode());
+                }
+                HttpResponse<String> health = http.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + first.adminPort() + "/health")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+
+                // 30 an hour over both gateways, as in one process.
+                assertThat(statuses.stream().filter(status -> status == 200)).hasSize(30);
+                assertThat(statuses.subList(30, 32)).containsExactly(429, 429);
+                assertThat(upstream.served()).isEqualTo(30);
+                assertThat(health.body()).contains("\"status\":\"UP\"", "redis cluster (2 seed nodes)");
+            }
+        }
+    }
+
     private Gateway gateway(Path config) {
         return Gateway.start(new Gateway.Settings(config, upstream.uri(), "127.0.0.1", 0, "127.0.0.1", 0,
                 Duration.ofSeconds(10), true));
