@@ -1,0 +1,1 @@
+return decide_batch(KEYS, ARGV)
