@@ -1,0 +1,119 @@
+package io.sluice.jmh;
+
+import com.sun.management.OperatingSystemMXBean;
+import io.sluice.testkit.redis.RedisFixture;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a Redis decision costs both ends in CPU, whatever else the machine runs: the limiters of
+ * {@link RedisImpl} on one standalone {@code redis-server} of their own, in turns, each turn a
+ * second untimed and then {@code seconds} counted with {@code threads} threads deciding on random
+ * keys ({@link LimitShape#SINGLE}); for each turn the decisions per second, this JVM's CPU time
+ * per decision (every thread: the callers, Lettuce's, the store's), {@code redis-server}'s
+ * ({@code /proc/<pid>/stat}) and the commands Redis ran per decision ({@code INFO commandstats}).
+ * On 2 cores shared by both, the decisions per second follow the sum of the two CPU figures
+ * when the machine is busy, so their ratio between limiters of one run is the evidence that
+ * does not move with the other processes' load (batching: docs/stores/redis.md).
+ *
+ * <pre>
+ * java -cp "$CP" io.sluice.jmh.RedisCpuProbe SLUICE_TOKEN_BUCKET,BUCKET4J,EVALSHA 8 5 2
+ * arguments: implementations, threads, seconds per turn, rounds
+ * </pre>
+ */
+public final class RedisCpuProbe {
+
+    /** Linux's clock ticks per second of {@code /proc/<pid>/stat} (USER_HZ, 100 on every common build). */
+    private static final long TICKS_PER_SECOND = 100;
+    private static final Pattern CALLS = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)");
+
+    private RedisCpuProbe() {
+    }
+
+    /** See the class comment for the arguments. */
+    public static void main(String[] args) throws Exception {
+        List<RedisImpl> impls = new ArrayList<>();
+        for (String name : args[0].split(",")) {
+            impls.add(RedisImpl.valueOf(name));
+        }
+        int threads = Integer.parseInt(args[1]);
+        int seconds = Integer.parseInt(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        try (RedisFixture redis = RedisFixture.standalone().start()) {
+            long pid = redis.pids().get(0);
+            System.out.printf("%-20s %5s %12s %14s %16s %14s%n", "limiter", "round", "decisions/s",
+                    "JVM CPU us/dec", "Redis CPU us/dec", "commands/dec");
+            for (int round = 1; round <= rounds; round++) {
+                for (RedisImpl impl : impls) {
+                    try (Limiter limiter = impl.create(redis, LimitShape.SINGLE)) {
+                        decide(limiter, threads, 1);
+                        redis.command(0, "CONFIG", "RESETSTAT");
+                        long jvm = os.getProcessCpuTime();
+                        long server = cpuNanos(pid);
+                        long started = System.nanoTime();
+                        long decisions = decide(limiter, threads, seconds);
+                        long elapsed = System.nanoTime() - started;
+                        jvm = os.getProcessCpuTime() - jvm;
+                        server = cpuNanos(pid) - server;
+                        long commands = commands(String.valueOf(redis.command(0, "INFO", "commandstats")));
+                        System.out.printf("%-20s %5d %12.0f %14.1f %16.1f %14.2f%n", impl, round,
+                                decisions * 1e9 / elapsed, jvm / 1e3 / decisions, server / 1e3 / decisions,
+                                (double) commands / decisions);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The decisions {@code threads} threads made in {@code seconds} on random keys. */
+    private static long decide(Limiter limiter, int threads, int seconds) throws InterruptedException {
+        LongAdder decisions = new LongAdder();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        List<Thread> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread thread = new Thread(() -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                while (System.nanoTime() < end) {
+                    limiter.tryAcquire("client-" + random.nextInt(1_000_000), 1);
+                    decisions.increment();
+                }
+            });
+            thread.start();
+            running.add(thread);
+        }
+        for (Thread thread : running) {
+            thread.join();
+        }
+        return decisions.sum();
+    }
+
+    /** The user and system CPU time of a process so far, in nanoseconds. */
+    private static long cpuNanos(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        // The fields after the command's name, which is in parentheses and may hold spaces.
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * (1_000_000_000L / TICKS_PER_SECOND);
+    }
+
+    /** The calls of every command since the reset, but for the probe's own {@code INFO} and {@code CONFIG}. */
+    private static long commands(String commandStats) {
+        long calls = 0;
+        Matcher matcher = CALLS.matcher(commandStats);
+        while (matcher.find()) {
+            String command = matcher.group(1);
+            if (!command.equals("info") && !command.startsWith("config")) {
+                calls += Long.parseLong(matcher.group(2));
+            }
+        }
+        return calls;
+    }
+}
