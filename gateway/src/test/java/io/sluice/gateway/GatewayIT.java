@@ -260,7 +260,10 @@ class GatewayIT {
         }
 
         assertThat(admin("/metrics").body()).contains("sluice_gateway_requests_total{outcome=\"denied\"} 1.0",
-                "sluice_gateway_requests_total{outcome=\"allowed\"} 20.0", "sluice_gateway_decision_seconds");
+                "sluice_gateway_requests_total{outcome=\"allowed\"} 20.0", "sluice_gateway_decision_seconds",
+                "sluice_decisions_total{", "rule=\"tier.free.per-minute\"")
+                // Never a tag per client: clients show only in /admin/top-denied.
+                .doesNotContain(KEY, "client=", "key=", "127.0.0.1");
         HttpResponse<String> health = admin("/health");
         assertThat(health.statusCode()).isEqualTo(200);
         assertThat(health.body()).contains("\"status\":\"UP\"", "\"breaker\":\"closed\"");
