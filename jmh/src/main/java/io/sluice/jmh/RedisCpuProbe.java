@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  * second untimed and then {@code seconds} counted with {@code threads} threads deciding on random
  * keys ({@link LimitShape#SINGLE}); for each turn the decisions per second, this JVM's CPU time
  * per decision (every thread: the callers, Lettuce's, the store's), {@code redis-server}'s
- * ({@code /proc/<pid>/stat}) and the commands Redis ran per decision ({@code INFO commandstats}).
+ * ({@code /proc/<pid>/stat}), and per decision the commands Redis ran (those scripts call too) and
+ * the script calls sent ({@code FCALL}, {@code EVALSHA}, {@code EVAL}; {@code INFO commandstats}).
  * On 2 cores shared by both, the decisions per second follow the sum of the two CPU figures
  * when the machine is busy, so their ratio between limiters of one run is the evidence that
  * does not move with the other processes' load (batching: docs/stores/redis.md).
@@ -50,10 +51,13 @@ public final class RedisCpuProbe {
         OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         try (RedisFixture redis = RedisFixture.standalone().start()) {
             long pid = redis.pids().get(0);
-            System.out.printf("%-20s %5s %12s %14s %16s %14s%n", "limiter", "round", "decisions/s",
-                    "JVM CPU us/dec", "Redis CPU us/dec", "commands/dec");
+            System.out.printf("%-20s %5s %12s %14s %16s %13s %13s%n", "limiter", "round", "decisions/s",
+                    "JVM CPU us/dec", "Redis CPU us/dec", "commands/dec", "scripts/dec");
             for (int round = 1; round <= rounds; round++) {
                 for (RedisImpl impl : impls) {
+                    // The limiters name keys alike (Bucket4j and the floor both by the client's
+                    // key, in values of different types): each turn starts on an empty server.
+                    redis.command(0, "FLUSHALL");
                     try (Limiter limiter = impl.create(redis, LimitShape.SINGLE)) {
                         decide(limiter, threads, 1);
                         redis.command(0, "CONFIG", "RESETSTAT");
@@ -64,10 +68,10 @@ public final class RedisCpuProbe {
                         long elapsed = System.nanoTime() - started;
                         jvm = os.getProcessCpuTime() - jvm;
                         server = cpuNanos(pid) - server;
-                        long commands = commands(String.valueOf(redis.command(0, "INFO", "commandstats")));
-                        System.out.printf("%-20s %5d %12.0f %14.1f %16.1f %14.2f%n", impl, round,
+                        String stats = String.valueOf(redis.command(0, "INFO", "commandstats"));
+                        System.out.printf("%-20s %5d %12.0f %14.1f %16.1f %13.2f %13.2f%n", impl, round,
                                 decisions * 1e9 / elapsed, jvm / 1e3 / decisions, server / 1e3 / decisions,
-                                (double) commands / decisions);
+                                (double) calls(stats, false) / decisions, (double) calls(stats, true) / decisions);
                     }
                 }
             }
@@ -104,13 +108,17 @@ public final class RedisCpuProbe {
         return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * (1_000_000_000L / TICKS_PER_SECOND);
     }
 
-    /** The calls of every command since the reset, but for the probe's own {@code INFO} and {@code CONFIG}. */
-    private static long commands(String commandStats) {
+    /**
+     * The calls since the reset of every command but the probe's own {@code INFO} and
+     * {@code CONFIG}, or of the script calls only.
+     */
+    private static long calls(String commandStats, boolean scriptsOnly) {
         long calls = 0;
         Matcher matcher = CALLS.matcher(commandStats);
         while (matcher.find()) {
             String command = matcher.group(1);
-            if (!command.equals("info") && !command.startsWith("config")) {
+            boolean script = command.equals("fcall") || command.equals("evalsha") || command.equals("eval");
+            if (scriptsOnly ? script : !command.equals("info") && !command.startsWith("config")) {
                 calls += Long.parseLong(matcher.group(2));
             }
         }
