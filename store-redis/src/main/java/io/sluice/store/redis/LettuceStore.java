@@ -48,8 +48,7 @@ import org.jspecify.annotations.Nullable;
  * The Redis store: one {@code FCALL} of the decision function of {@link LuaLibrary#SLUICE} per
  * decision when every master runs Redis 7 or later, else one {@code EVALSHA} of
  * {@link LuaScript#DECIDE}, over one Lettuce connection (standalone or cluster), with Redis
- * {@code TIME} as the clock; on a standalone connection, the decisions that wait for one in
- * flight go as one call of {@link LuaScript#DECIDE_BATCH} ({@link DecisionBatcher}).
+ * {@code TIME} as the clock.
  */
 final class LettuceStore implements Store, InstanceCount {
 

@@ -31,10 +31,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Creates the Redis store: limits' state in Redis or Redis Cluster, decided by Lua next to the
- * data, at most one command per decision, with Redis {@code TIME} as the clock: {@code FCALL} of a
- * library of Redis Functions when every master runs Redis 7 or later, else {@code EVALSHA}. On one
- * server, decisions made while one is in flight go together as one command when it completes
- * (docs/stores/redis.md, "Batching").
+ * data, one command per decision, with Redis {@code TIME} as the clock: {@code FCALL} of a
+ * library of Redis Functions when every master runs Redis 7 or later, else {@code EVALSHA}.
  *
  * <pre>{@code
  * Store store = RedisStore.standalone(RedisURI.create("rediss://:secret@redis.internal:6379"))
