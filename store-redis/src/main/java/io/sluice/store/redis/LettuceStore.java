@@ -64,14 +64,6 @@ final class LettuceStore implements Store, InstanceCount {
     private static final String WARM_UP_IDENTITY = "sluice-warm-up";
     private static final byte[] REDIS_CLOCK = "redis".getBytes(StandardCharsets.US_ASCII);
     private static final byte[][] SMALL_DECIMALS = new byte[16][];
-    /**
-     * How many decision calls may be in flight on a standalone connection before decisions wait
-     * and go together when one completes (docs/stores/redis.md, "Batching"; measured in
-     * docs/benchmarks.md).
-     */
-    static final int BATCH_WINDOW = 1;
-    /** The most decisions of one batched call: bounds how long Redis runs one script. */
-    static final int LARGEST_BATCH = 64;
 
     static {
         for (int i = 0; i < SMALL_DECIMALS.length; i++) {
@@ -85,12 +77,11 @@ final class LettuceStore implements Store, InstanceCount {
     /**
      * The commands of one open connection, the commands of each master (the one server, or
      * every master of a cluster that serves slots, on the current topology), and how to close
-     * the connection (and the client the store owns); whether it is a cluster's, whose
-     * decisions are never batched.
+     * the connection (and the client the store owns).
      */
     record Connection(RedisClusterAsyncCommands<String, String> commands,
                       Supplier<CompletableFuture<List<RedisClusterAsyncCommands<String, String>>>> masters,
-                      Runnable closer, boolean cluster) {
+                      Runnable closer) {
     }
 
     /** The commands of Redis Functions, which Lettuce 6.2 does not know. */
@@ -128,12 +119,6 @@ final class LettuceStore implements Store, InstanceCount {
     private final @Nullable Heartbeat heartbeat;
     /** The latest load of each script, or of the library; guarded by this. */
     private final Map<Object, ScriptLoad> loads = new HashMap<>();
-    /**
-     * Sends a decision at once, or with others that waited ({@link LuaScript#DECIDE_BATCH});
-     * {@code null} on a cluster, where each decision is a call of its own: a script's keys
-     * must share a slot, and random keys of concurrent decisions seldom do.
-     */
-    private final @Nullable DecisionBatcher<Call<Decision>> batcher;
 
     /**
      * @param functions whether to call the library's functions ({@link #loadFunctions} loaded it) or run scripts
@@ -153,8 +138,6 @@ final class LettuceStore implements Store, InstanceCount {
         this.deadlines = new Deadlines("sluice-redis-timeouts-", commandTimeout);
         this.clockForTesting = clockForTesting;
         this.heartbeat = heartbeat;
-        this.batcher = connection.cluster() ? null
-                : new DecisionBatcher<>(BATCH_WINDOW, LARGEST_BATCH, calls -> new Flight(calls).send());
     }
 
     /** The live stores on this Redis at the last heartbeat, from memory; empty when not counting. */
@@ -175,61 +158,29 @@ final class LettuceStore implements Store, InstanceCount {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        Call<Decision> call = new Call<>(decideRequest(key, limits, cost), reply -> decision(limits, reply, 0));
-        deadlines.add(call);
-        if (batcher == null) {
-            new Flight(List.of(call)).send();
-        } else {
-            batcher.submit(call);
-        }
-        return call;
+        return run(LuaScript.DECIDE, decideArguments(key, limits, cost), reply -> decision(limits, reply, 0));
     }
 
     /**
-     * decide.lua's keys and arguments: the client's key, each limit's key in schema 1 (when it
-     * is read) and each sliding log's list; the clock, the cost and the limits' arguments.
+     * {@code FCALL}'s or {@code EVALSHA}'s arguments for decide.lua: the function's name or the
+     * script's SHA-1; the client's key, each limit's key in schema 1 (when it is read) and each
+     * sliding log's list; the clock, the cost and the limits' arguments.
      */
-    private Request decideRequest(String key, List<Limit> limits, long cost) {
+    private CommandArgs<String, String> decideArguments(String key, List<Limit> limits, long cost) {
         LimitArguments limitArguments = limitArguments(limits);
         String clientKey = RedisKeys.key(key);
         int version1Keys = readKeySchema1 ? limits.size() : 0;
-        String[] keys = new String[1 + version1Keys + limitArguments.logs()];
-        keys[0] = clientKey;
-        int k = addVersion1Keys(keys, clientKey, limits);
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.DECIDE))
+                .add(decimal(1 + version1Keys + limitArguments.logs())).addKey(clientKey);
+        addVersion1Keys(args, clientKey, limits);
         if (limitArguments.logs() > 0) {
             for (Limit limit : limits) {
                 if (limit.algorithm() == Algorithms.SLIDING_LOG) {
-                    keys[k++] = RedisKeys.logKey(clientKey, limit.name());
+                    args.addKey(RedisKeys.logKey(clientKey, limit.name()));
                 }
             }
         }
-        return new Request(LuaScript.DECIDE, keys, new byte[][] {clock(), decimal(cost)}, limitArguments);
-    }
-
-    /**
-     * What one script call takes besides the script: its keys, its first arguments and the
-     * limits' arguments after them. A decision's can go alone or in a batch
-     * ({@link LuaScript#DECIDE_BATCH}), which needs its keys and arguments apart.
-     */
-    private record Request(LuaScript script, String[] keys, byte[][] head, LimitArguments limits) {
-
-        /** How many arguments (not keys) the script takes. */
-        int argumentCount() {
-            return head.length + limits.count();
-        }
-
-        void addKeys(CommandArgs<String, String> args) {
-            for (String key : keys) {
-                args.addKey(key);
-            }
-        }
-
-        void addArguments(CommandArgs<String, String> args) {
-            for (byte[] argument : head) {
-                args.add(argument);
-            }
-            args.addAll(limits.arguments());
-        }
+        return args.add(clock()).add(decimal(cost)).addAll(limitArguments.arguments());
     }
 
     /**
@@ -279,11 +230,6 @@ final class LettuceStore implements Store, InstanceCount {
     /** The scripts' arguments of some limits, and how many of them are sliding logs. */
     private record LimitArguments(Limit[] limits, CommandArgs<String, String> arguments, int logs) {
 
-        /** How many arguments they are: the numbers, then each limit's name. */
-        int count() {
-            return 1 + limits.length;
-        }
-
         boolean isFor(List<Limit> others) {
             if (others.size() != limits.length) {
                 return false;
@@ -305,11 +251,11 @@ final class LettuceStore implements Store, InstanceCount {
             return CompletableFuture.failedFuture(e);
         }
         String clientKey = RedisKeys.key(key);
-        String[] keys = new String[1 + (readKeySchema1 ? limits.size() : 0)];
-        keys[0] = clientKey;
-        addVersion1Keys(keys, clientKey, limits);
-        return run(new Request(LuaScript.LEASE, keys, new byte[][] {clock(), decimal(maxTokens)}, limitArguments(limits)),
-                reply -> lease(limits, reply));
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.LEASE))
+                .add(decimal(1 + (readKeySchema1 ? limits.size() : 0))).addKey(clientKey);
+        addVersion1Keys(args, clientKey, limits);
+        args.add(clock()).add(decimal(maxTokens)).addAll(limitArguments(limits).arguments());
+        return run(LuaScript.LEASE, args, reply -> lease(limits, reply));
     }
 
     @Override
@@ -322,20 +268,20 @@ final class LettuceStore implements Store, InstanceCount {
         if (unusedTokens == 0) {
             return CompletableFuture.completedFuture(null);
         }
-        return run(new Request(LuaScript.GIVE_BACK, new String[] {RedisKeys.key(key)},
-                new byte[][] {clock(), decimal(unusedTokens), decimal(lease.takenAtMicros())}, limitArguments(limits)),
-                written -> null);
+        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.GIVE_BACK))
+                .add(decimal(1)).addKey(RedisKeys.key(key))
+                .add(clock()).add(decimal(unusedTokens)).add(decimal(lease.takenAtMicros()))
+                .addAll(limitArguments(limits).arguments());
+        return run(LuaScript.GIVE_BACK, args, written -> null);
     }
 
-    /** Each limit's key in schema 1, when the store reads it, from {@code keys[1]} on: the index after them. */
-    private int addVersion1Keys(String[] keys, String clientKey, List<Limit> limits) {
-        int k = 1;
+    /** Each limit's key in schema 1, when the store reads it. */
+    private void addVersion1Keys(CommandArgs<String, String> args, String clientKey, List<Limit> limits) {
         if (readKeySchema1) {
             for (Limit limit : limits) {
-                keys[k++] = RedisKeys.version1Key(clientKey, limit.name());
+                args.addKey(RedisKeys.version1Key(clientKey, limit.name()));
             }
         }
-        return k;
     }
 
     @Override
@@ -431,13 +377,12 @@ final class LettuceStore implements Store, InstanceCount {
         long deadline = System.nanoTime() + bound.toNanos();
         try {
             if (!functions) {
-                for (LuaScript script : List.of(LuaScript.DECIDE, LuaScript.DECIDE_BATCH, LuaScript.LEASE,
-                        LuaScript.GIVE_BACK)) {
+                for (LuaScript script : List.of(LuaScript.DECIDE, LuaScript.LEASE, LuaScript.GIVE_BACK)) {
                     commands.scriptLoad(script.body()).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
                 }
             }
             for (int i = 0; i < WARM_UP_CALLS; i++) {
-                call(single(decideRequest(WARM_UP_IDENTITY, List.of(), 1)))
+                call(decideArguments(WARM_UP_IDENTITY, List.of(), 1))
                         .get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {
@@ -449,196 +394,98 @@ final class LettuceStore implements Store, InstanceCount {
         }
     }
 
-    /** Runs a lease's or a give-back's script: a call of its own, never batched ({@link Flight}). */
-    private <R> CompletableFuture<R> run(Request request, Function<long[], R> onReply) {
-        Call<R> call = new Call<>(request, onReply);
+    /**
+     * Runs a script: {@code FCALL} of its function or {@code EVALSHA}, and only when a node
+     * answers that it has no such function or {@code NOSCRIPT} (restarted, failed over, flushed,
+     * a node added) {@code FUNCTION LOAD} (on every master) or {@code SCRIPT LOAD} (on every
+     * node of a cluster) and the call once more. Nothing else is retried: a command that failed
+     * or timed out may have run, and running it again could charge a request twice. A
+     * timed-out command is cancelled so that Lettuce never sends it after a reconnect.
+     */
+    private <R> CompletableFuture<R> run(LuaScript script, CommandArgs<String, String> args,
+                                         Function<long[], R> onReply) {
+        Call<R> call = new Call<>(script, args, onReply, System.nanoTime());
+        call.send();
         deadlines.add(call);
-        new Flight(List.of(call)).send();
         return call;
     }
 
     /**
-     * One script call's result: completed once, by its reply (through {@code onReply}), by a
-     * failure or by its deadline, whichever comes first; one future per decision.
+     * One script call and its result: completed once, by the reply (through {@code onReply}),
+     * by a failure or by its deadline, whichever comes first; one future per decision.
      */
-    private final class Call<R> extends CompletableFuture<R> implements Deadlines.Expirable {
+    private final class Call<R> extends CompletableFuture<R>
+            implements BiConsumer<long[], Throwable>, Deadlines.Expirable {
 
-        final Request request;
+        private final LuaScript script;
+        /** {@code FCALL}'s or {@code EVALSHA}'s arguments: the function or the SHA-1, the keys and the arguments. */
+        private final CommandArgs<String, String> args;
         private final Function<long[], R> onReply;
-        /** When it was made (System.nanoTime): a call that waits for a batch waits within its timeout. */
-        private final long madeAt = System.nanoTime();
-        /** The command it went in, once sent: the one to cancel when every call in it is done. */
-        volatile @Nullable Flight flight;
+        private final long sentAt;
+        /** The command last sent: the one to cancel when the deadline passes. */
+        private volatile @Nullable RedisFuture<long[]> command;
+        private boolean retried;
 
-        Call(Request request, Function<long[], R> onReply) {
-            this.request = request;
+        Call(LuaScript script, CommandArgs<String, String> args, Function<long[], R> onReply, long sentAt) {
+            this.script = script;
+            this.args = args;
             this.onReply = onReply;
+            this.sentAt = sentAt;
         }
 
-        void answer(long[] reply) {
+        void send() {
+            RedisFuture<long[]> sent = call(args);
+            command = sent;
+            if (isDone()) {
+                sent.cancel(false);
+            }
+            sent.whenComplete(this);
+        }
+
+        @Override
+        public void accept(long[] reply, @Nullable Throwable error) {
             if (isDone()) {
                 return;
             }
-            try {
-                complete(onReply.apply(reply));
-            } catch (RuntimeException e) {
-                completeExceptionally(e);
+            if (error == null) {
+                try {
+                    complete(onReply.apply(reply));
+                } catch (RuntimeException e) {
+                    completeExceptionally(e);
+                }
+                return;
             }
-        }
-
-        void fail(Throwable cause) {
+            Throwable cause = unwrap(error);
+            if (!retried && (cause instanceof RedisNoScriptException || functionNotFound(cause))) {
+                retried = true;
+                // Retried even when the load failed: in a cluster it fails when any node is down,
+                // yet may have reached the node that answered NOSCRIPT.
+                loaded(script, sentAt).whenComplete((sha, loadError) -> {
+                    if (!isDone()) {
+                        send();
+                    }
+                });
+                return;
+            }
             completeExceptionally(new StoreUnavailableException("Redis failed: " + cause, cause));
         }
 
         @Override
         public long deadline() {
             // The deadlines' timeout is the command timeout too.
-            return madeAt + timeoutNanos;
+            return sentAt + timeoutNanos;
         }
 
         @Override
         public void expire() {
             if (completeExceptionally(new StoreUnavailableException("Redis did not answer within "
                     + commandTimeout.toMillis() + " ms", new TimeoutException()))) {
-                Flight sent = flight;
+                RedisFuture<long[]> sent = command;
                 if (sent != null) {
-                    sent.cancelWhenAbandoned();
+                    sent.cancel(false);
                 }
             }
         }
-    }
-
-    /**
-     * One command on the wire for one call (its own script), or for several decisions
-     * ({@link LuaScript#DECIDE_BATCH}); a decision's command reports its completion to the
-     * batcher. Only when a node answers that it has no such function or {@code NOSCRIPT}
-     * (restarted, failed over, flushed, a node added) is the library loaded ({@code FUNCTION
-     * LOAD} on every master) or the script ({@code SCRIPT LOAD} on every node of a cluster) and
-     * the command sent once more, for its calls not yet done. Nothing else is retried: a
-     * command that failed or timed out may have run, and running it again could charge a
-     * request twice. A command whose calls all timed out is cancelled, so that Lettuce never
-     * sends it after a reconnect.
-     */
-    private final class Flight implements BiConsumer<Object, Throwable> {
-
-        private final List<? extends Call<?>> calls;
-        private final boolean decisions;
-        private long sentAt;
-        private boolean retried;
-        /** The command last sent: the one to cancel. */
-        private volatile @Nullable RedisFuture<?> command;
-
-        Flight(List<? extends Call<?>> calls) {
-            this.calls = calls;
-            this.decisions = calls.get(0).request.script() == LuaScript.DECIDE;
-            for (Call<?> call : calls) {
-                call.flight = this;
-            }
-        }
-
-        void send() {
-            sentAt = System.nanoTime();
-            RedisFuture<?> sent;
-            if (calls.size() == 1) {
-                sent = call(single(calls.get(0).request));
-            } else {
-                sent = commands.dispatch(functions ? FunctionCommand.FCALL : CommandType.EVALSHA,
-                        new BatchOutput(calls.size()), batch());
-            }
-            command = sent;
-            cancelWhenAbandoned();
-            sent.whenComplete(this);
-        }
-
-        /** {@link LuaScript#DECIDE_BATCH}'s arguments: the counts, every call's keys, then every call's arguments. */
-        private CommandArgs<String, String> batch() {
-            int keys = 0;
-            for (Call<?> call : calls) {
-                keys += call.request.keys().length;
-            }
-            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(LuaScript.DECIDE_BATCH))
-                    .add(decimal(keys));
-            for (Call<?> call : calls) {
-                call.request.addKeys(args);
-            }
-            args.add(decimal(calls.size()));
-            for (Call<?> call : calls) {
-                args.add(decimal(call.request.keys().length)).add(decimal(call.request.argumentCount()));
-            }
-            for (Call<?> call : calls) {
-                call.request.addArguments(args);
-            }
-            return args;
-        }
-
-        void cancelWhenAbandoned() {
-            RedisFuture<?> sent = command;
-            if (sent == null) {
-                return;
-            }
-            for (Call<?> call : calls) {
-                if (!call.isDone()) {
-                    return;
-                }
-            }
-            sent.cancel(false);
-        }
-
-        @Override
-        public void accept(Object reply, @Nullable Throwable error) {
-            if (decisions && batcher != null && !(error != null && !retried && scriptMissing(unwrap(error)))) {
-                // First, so that a caller answered below finds a command slot free when the
-                // batch is empty: a lone caller's next decision is sent at once.
-                batcher.completed();
-            }
-            if (error != null) {
-                Throwable cause = unwrap(error);
-                if (!retried && scriptMissing(cause)) {
-                    retried = true;
-                    // Retried even when the load failed: in a cluster it fails when any node is down,
-                    // yet may have reached the node that answered NOSCRIPT.
-                    loaded(calls.size() == 1 ? calls.get(0).request.script() : LuaScript.DECIDE_BATCH, sentAt)
-                            .whenComplete((sha, loadError) -> resend());
-                    return;
-                }
-                for (Call<?> call : calls) {
-                    call.fail(cause);
-                }
-            } else if (calls.size() == 1) {
-                calls.get(0).answer((long[]) reply);
-            } else {
-                Object[] replies = (Object[]) reply;
-                for (int i = 0; i < calls.size(); i++) {
-                    if (replies[i] instanceof long[] packed) {
-                        calls.get(i).answer(packed);
-                    } else {
-                        calls.get(i).fail(new RedisCommandExecutionException(String.valueOf(replies[i])));
-                    }
-                }
-            }
-        }
-
-        /** Sends the command again after a load, unless every call of it is done: then it is over. */
-        private void resend() {
-            for (Call<?> call : calls) {
-                if (!call.isDone()) {
-                    send();
-                    return;
-                }
-            }
-            if (decisions && batcher != null) {
-                batcher.completed();
-            }
-        }
-    }
-
-    /** One call's {@code FCALL} or {@code EVALSHA} arguments: its script's function or SHA-1, its keys and arguments. */
-    private CommandArgs<String, String> single(Request request) {
-        CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add(called(request.script()))
-                .add(decimal(request.keys().length));
-        request.addKeys(args);
-        request.addArguments(args);
-        return args;
     }
 
     /** Sends one {@code FCALL} or {@code EVALSHA}, its reply parsed into a {@code long[]}. */
@@ -649,11 +496,6 @@ final class LettuceStore implements Store, InstanceCount {
     /** What {@code FCALL} or {@code EVALSHA} names: the script's function, or the script's SHA-1. */
     private byte[] called(LuaScript script) {
         return functions ? script.encodedFunction() : script.encodedSha1();
-    }
-
-    /** Whether the node has no such script or function: then nothing ran, and the command may go again. */
-    private static boolean scriptMissing(Throwable error) {
-        return error instanceof RedisNoScriptException || functionNotFound(error);
     }
 
     private static boolean functionNotFound(Throwable error) {

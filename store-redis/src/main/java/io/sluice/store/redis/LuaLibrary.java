@@ -10,7 +10,7 @@ import java.util.HexFormat;
 
 /**
  * The store's library of Redis Functions (Redis 7 and later): every algorithm and the drivers of
- * {@link LuaScript#DECIDE}, {@link LuaScript#DECIDE_BATCH}, {@link LuaScript#LEASE} and {@link LuaScript#GIVE_BACK}, loaded once
+ * {@link LuaScript#DECIDE}, {@link LuaScript#LEASE} and {@link LuaScript#GIVE_BACK}, loaded once
  * with {@code FUNCTION LOAD REPLACE} and called with {@code FCALL}, so that Redis does not run
  * the definitions of every function on every call as it does for a script. The header and the
  * {@code redis.register_function} calls are resource files too (library-header.lua,
@@ -24,7 +24,7 @@ final class LuaLibrary {
     /** The one library of this build of the store. */
     static final LuaLibrary SLUICE = new LuaLibrary(read("library-header.lua", "common.lua", "fixed-window.lua",
             "sliding-log.lua", "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua", "decide.lua",
-            "decide-batch.lua", "lease.lua", "give-back.lua", "library-footer.lua"));
+            "lease.lua", "give-back.lua", "library-footer.lua"));
 
     private final String version;
     private final String code;

@@ -15,11 +15,6 @@ final class LuaScript {
     static final LuaScript DECIDE = driver("decide", "common.lua", "fixed-window.lua", "sliding-log.lua",
             "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua", "decide.lua", "script-decide.lua");
 
-    /** {@link #DECIDE}'s code and the driver that decides several requests in one call, each as DECIDE alone. */
-    static final LuaScript DECIDE_BATCH = driver("decide_batch", "common.lua", "fixed-window.lua", "sliding-log.lua",
-            "sliding-window-counter.lua", "token-bucket.lua", "gcra.lua", "decide.lua", "decide-batch.lua",
-            "script-decide-batch.lua");
-
     /** The leasable algorithms (no sliding log) and the driver that takes a lease of a client's limits. */
     static final LuaScript LEASE = driver("lease", "common.lua", "fixed-window.lua", "sliding-window-counter.lua",
             "token-bucket.lua", "gcra.lua", "lease.lua", "script-lease.lua");

@@ -190,7 +190,7 @@ public final class RedisStore {
                 () -> client.connect(StringCodec.UTF8));
         List<RedisClusterAsyncCommands<String, String>> master = List.of(connection.async());
         return new LettuceStore.Connection(connection.async(), () -> CompletableFuture.completedFuture(master),
-                () -> close(connection, client, ownResources), false);
+                () -> close(connection, client, ownResources));
     }
 
     private static LettuceStore.Connection open(RedisClusterClient client, @Nullable ClientResources ownResources) {
@@ -206,7 +206,7 @@ public final class RedisStore {
             return cluster;
         });
         return new LettuceStore.Connection(connection.async(), () -> masters(connection),
-                () -> close(connection, client, ownResources), true);
+                () -> close(connection, client, ownResources));
     }
 
     /**

@@ -322,12 +322,11 @@ class RedisStoreIT {
             assertThat(libraries).hasSize(1);
             String listed = String.valueOf(libraries.get(0));
             assertThat(listed).contains(LuaLibrary.SLUICE.name(), LuaLibrary.SLUICE.name() + "_decide",
-                    LuaLibrary.SLUICE.name() + "_decide_batch", LuaLibrary.SLUICE.name() + "_lease", LuaLibrary.SLUICE.name() + "_give_back");
+                    LuaLibrary.SLUICE.name() + "_lease", LuaLibrary.SLUICE.name() + "_give_back");
             assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1())).as("no script")
                     .isEqualTo(List.of(0L));
         } else {
-            assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1(), LuaScript.DECIDE_BATCH.sha1()))
-                    .isEqualTo(List.of(1L, 1L));
+            assertThat(redis.command(0, "SCRIPT", "EXISTS", LuaScript.DECIDE.sha1())).isEqualTo(List.of(1L));
         }
         assertThat((Long) redis.command(0, "DBSIZE")).as("the warm-up writes nothing").isZero();
     }

@@ -1,1 +1,0 @@
-return decide_batch(KEYS, ARGV)
