@@ -7,15 +7,12 @@ import io.sluice.core.PolicyLimiter;
 import io.sluice.core.ReloadingPolicyConfig;
 import io.sluice.core.StoreGuard;
 import io.sluice.http.HttpRateLimiter;
-import io.sluice.http.HttpRequestView;
 import io.sluice.http.HttpVerdict;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Not a test: the gateway limiter's own work per request, without HTTP or a network, on the
@@ -64,10 +61,10 @@ public final class LimiterWorkProbe {
     private static void run(String what, String limits) throws Exception {
         StringBuilder yaml = new StringBuilder("store:\n  type: local\ntiers:\n  - name: bench\n    limits:\n")
                 .append(limits).append("api-keys:\n  unknown: reject\n  keys:\n");
-        Request[] requests = new Request[KEYS];
+        ApiKeyRequest[] requests = new ApiKeyRequest[KEYS];
         for (int i = 0; i < KEYS; i++) {
             yaml.append("    - key: \"bench-key-").append(i).append("\"\n      tier: bench\n");
-            requests[i] = new Request("bench-key-" + i);
+            requests[i] = new ApiKeyRequest("bench-key-" + i, "127.0.0.1");
         }
         Path file = Files.createTempFile("sluice-probe", ".yaml");
         Files.writeString(file, yaml, StandardCharsets.UTF_8);
@@ -104,35 +101,6 @@ public final class LimiterWorkProbe {
                 }
             }
             System.out.printf(Locale.ROOT, "%s: %d characters of fields and bodies%n", what, written);
-        }
-    }
-
-    /** A GET of /v1/things with an API key from 127.0.0.1, as the gateway benchmark sends. */
-    private record Request(String key) implements HttpRequestView {
-
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String path() {
-            return "/v1/things";
-        }
-
-        @Override
-        public List<String> headers(String name) {
-            return name.equalsIgnoreCase("X-Api-Key") ? List.of(key) : List.of();
-        }
-
-        @Override
-        public @Nullable String queryParameter(String name) {
-            return null;
-        }
-
-        @Override
-        public String peerAddress() {
-            return "127.0.0.1";
         }
     }
 }
