@@ -6,7 +6,6 @@ import io.sluice.api.Decision;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -105,41 +104,71 @@ public final class KeyState {
      * This state in the compact, versioned binary format that {@link #decode} reads: per
      * state a header {@code length << 1 | fixed}, then its longs as zig-zag variable-length
      * integers, or, for a state of more than {@link #FIXED_WIDTH_ABOVE} longs, as 8 bytes
-     * each (big-endian), which a sliding log reads in place.
+     * each (big-endian), which a sliding log reads in place. A sliding log changed in place is
+     * written as its log of format 2. The bytes are counted first and written into the array
+     * returned, so that a long log is copied once.
      */
     public byte[] encode() {
-        int fixedBytes = 0;
+        byte[][] nameBytes = new byte[size][];
+        int length = 1 + unsignedLength(size);
         for (int i = 0; i < size; i++) {
+            nameBytes[i] = names[i].getBytes(StandardCharsets.UTF_8);
+            length += unsignedLength(nameBytes[i].length) + nameBytes[i].length + signedLength(expiries[i]);
             ByteBuffer bytes = encoded[i];
-            fixedBytes += bytes != null ? bytes.remaining() : states[i].length > FIXED_WIDTH_ABOVE
-                    ? Long.BYTES * states[i].length : 0;
+            long[] state = states[i];
+            int longs = bytes != null ? bytes.remaining() / Long.BYTES : storedLength(state);
+            if (bytes != null || longs > FIXED_WIDTH_ABOVE) {
+                length += unsignedLength((long) longs << 1 | 1) + Long.BYTES * longs;
+            } else {
+                length += unsignedLength((long) longs << 1);
+                for (int j = 0; j < longs; j++) {
+                    length += signedLength(storedLong(state, j));
+                }
+            }
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(16 + 32 * size + fixedBytes);
-        out.write(FORMAT_VERSION);
+        ByteBuffer out = ByteBuffer.allocate(length);
+        out.put(FORMAT_VERSION);
         writeUnsigned(out, size);
         for (int i = 0; i < size; i++) {
-            byte[] name = names[i].getBytes(StandardCharsets.UTF_8);
-            writeUnsigned(out, name.length);
-            out.write(name, 0, name.length);
+            writeUnsigned(out, nameBytes[i].length);
+            out.put(nameBytes[i]);
             writeSigned(out, expiries[i]);
             ByteBuffer bytes = encoded[i];
             long[] state = states[i];
             if (bytes != null) {
                 writeUnsigned(out, (long) bytes.remaining() / Long.BYTES << 1 | 1);
-                out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
-            } else if (state.length > FIXED_WIDTH_ABOVE) {
-                writeUnsigned(out, (long) state.length << 1 | 1);
-                ByteBuffer fixed = ByteBuffer.allocate(Long.BYTES * state.length);
-                fixed.asLongBuffer().put(state);
-                out.write(fixed.array(), 0, fixed.capacity());
-            } else {
-                writeUnsigned(out, (long) state.length << 1);
-                for (long value : state) {
-                    writeSigned(out, value);
-                }
+                out.put(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+                continue;
             }
+            int longs = storedLength(state);
+            if (longs <= FIXED_WIDTH_ABOVE) {
+                writeUnsigned(out, (long) longs << 1);
+                for (int j = 0; j < longs; j++) {
+                    writeSigned(out, storedLong(state, j));
+                }
+                continue;
+            }
+            writeUnsigned(out, (long) longs << 1 | 1);
+            int from = 0;
+            if (SlidingLog.isInPlace(state)) {
+                out.putLong(storedLong(state, 0)).putLong(storedLong(state, 1));
+                from = (int) state[SlidingLog.HEAD];
+            }
+            int count = longs - (from == 0 ? 0 : 2);
+            out.asLongBuffer().put(state, from, count);
+            out.position(out.position() + Long.BYTES * count);
         }
-        return out.toByteArray();
+        return out.array();
+    }
+
+    /** How many longs {@code state} is written as: a sliding log changed in place as its log of format 2. */
+    private static int storedLength(long[] state) {
+        return SlidingLog.isInPlace(state) ? SlidingLog.lengthAsFormat2(state) : state.length;
+    }
+
+    /** The long at {@code index} of {@code state} as it is written ({@link #storedLength}). */
+    private static long storedLong(long[] state, int index) {
+        return SlidingLog.isInPlace(state) ? SlidingLog.getAsFormat2(state, index) : state[index];
     }
 
     /**
@@ -515,16 +544,25 @@ public final class KeyState {
         return text.append(']').toString();
     }
 
-    private static void writeSigned(ByteArrayOutputStream out, long value) {
+    private static void writeSigned(ByteBuffer out, long value) {
         writeUnsigned(out, (value << 1) ^ (value >> 63));
     }
 
-    private static void writeUnsigned(ByteArrayOutputStream out, long value) {
+    private static void writeUnsigned(ByteBuffer out, long value) {
         while ((value & ~0x7FL) != 0) {
-            out.write((int) ((value & 0x7F) | 0x80));
+            out.put((byte) ((value & 0x7F) | 0x80));
             value >>>= 7;
         }
-        out.write((int) value);
+        out.put((byte) value);
+    }
+
+    private static int signedLength(long value) {
+        return unsignedLength((value << 1) ^ (value >> 63));
+    }
+
+    /** The bytes {@link #writeUnsigned} writes for {@code value}: 7 bits a byte. */
+    private static int unsignedLength(long value) {
+        return Math.max(1, (64 - Long.numberOfLeadingZeros(value) + 6) / 7);
     }
 
     /** Reads the variable-length integers of an encoding, rejecting truncated input. */

@@ -2,13 +2,18 @@ package io.sluice.algorithms;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.algorithms.Probing.NewState;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The sliding log's state of format 2 (running totals), and format 1 read as it was written. */
+/** The sliding log's state of format 2 (running totals), format 1 read as it was written, and the log changed in place. */
 class SlidingLogTest {
+
+    private static final Probing LOG = (Probing) Algorithms.SLIDING_LOG;
 
     private static final Limit FIVE_PER_SECOND = Limit.of(Algorithms.SLIDING_LOG, 5, Duration.ofSeconds(1));
 
@@ -16,7 +21,7 @@ class SlidingLogTest {
     void anAdmissionKeepsTheLiveEntriesWithRunningTotalsAfterTheExpiredOnesBase() {
         // Entries at 100 (cost 1), 200 (cost 2), 1_300 (cost 1): at 1_250_000 the first two expired.
         long[] state = {SlidingLog.TAG, 0, 100, 1, 200, 3, 1_300, 4};
-        Transition next = Algorithms.SLIDING_LOG.transition(state, 1_000_250, FIVE_PER_SECOND, 2);
+        Transition next = LOG.transition(state, 1_000_250, FIVE_PER_SECOND, 2);
         assertThat(next.allowed()).isTrue();
         assertThat(next.remaining()).isEqualTo(2);
         assertThat(next.state()).containsExactly(SlidingLog.TAG, 3, 1_300, 4, 1_000_250, 6);
@@ -27,7 +32,7 @@ class SlidingLogTest {
     void aDenialFindsTheEntryWhoseExpiryFreesEnoughAndReturnsTheStateItGot() {
         long[] state = {SlidingLog.TAG, 7, 100, 8, 200, 10, 300, 12};
         // Used 5 of 5; a cost of 3 needs the first two entries (costs 1 and 2) gone: at 200 + 1 s.
-        Transition denied = Algorithms.SLIDING_LOG.transition(state, 400, FIVE_PER_SECOND, 3);
+        Transition denied = LOG.transition(state, 400, FIVE_PER_SECOND, 3);
         assertThat(denied.allowed()).isFalse();
         assertThat(denied.retryAfterMicros()).isEqualTo(200 + 1_000_000 - 400);
         assertThat(denied.resetAfterMicros()).isEqualTo(300 + 1_000_000 - 400);
@@ -39,8 +44,8 @@ class SlidingLogTest {
         long[] formatOne = {SlidingLog.TAG_V1, 100, 1, 200, 2, 300, 2};
         long[] formatTwo = {SlidingLog.TAG, 0, 100, 1, 200, 3, 300, 5};
         for (long cost : new long[] {1, 3, 6}) {
-            Transition fromOne = Algorithms.SLIDING_LOG.transition(formatOne, 400, FIVE_PER_SECOND, cost);
-            Transition fromTwo = Algorithms.SLIDING_LOG.transition(formatTwo, 400, FIVE_PER_SECOND, cost);
+            Transition fromOne = LOG.transition(formatOne, 400, FIVE_PER_SECOND, cost);
+            Transition fromTwo = LOG.transition(formatTwo, 400, FIVE_PER_SECOND, cost);
             assertThat(fromOne.allowed()).isEqualTo(fromTwo.allowed());
             assertThat(fromOne.remaining()).isEqualTo(fromTwo.remaining());
             assertThat(fromOne.retryAfterMicros()).isEqualTo(fromTwo.retryAfterMicros());
@@ -52,7 +57,106 @@ class SlidingLogTest {
     void aLargeBaseIsRebasedToZero() {
         long base = SlidingLog.REBASE_ABOVE + 10;
         long[] state = {SlidingLog.TAG, base - 1, 100, base};
-        Transition next = Algorithms.SLIDING_LOG.transition(state, 2_000_000, FIVE_PER_SECOND, 1);
+        Transition next = LOG.transition(state, 2_000_000, FIVE_PER_SECOND, 1);
         assertThat(next.state()).containsExactly(SlidingLog.TAG, 0, 2_000_000, 1);
+    }
+
+    @Test
+    void anAdmissionInPlaceDropsExpiredEntriesByMovingTheHeadAndAppendsInTheSameArray() {
+        long[] log = inPlace(FIVE_PER_SECOND, 100, 200, 300);
+        assertThat(log).startsWith(SlidingLog.TAG_IN_PLACE, SlidingLog.FIRST, SlidingLog.FIRST + 6, 0, 100, 1, 200, 2);
+        // At 1_000_250 the entries at 100 and 200 have expired.
+        Transition next = LOG.transition(log, 1_000_250, FIVE_PER_SECOND, 1, NewState.IN_PLACE);
+        assertThat(next.state()).isSameAs(log);
+        assertThat(log).startsWith(SlidingLog.TAG_IN_PLACE, SlidingLog.FIRST + 4, SlidingLog.FIRST + 8);
+        assertThat(SlidingLogInPlaceProperties.asFormat2(log)).containsExactly(SlidingLog.TAG, 2, 300, 3, 1_000_250, 4);
+        assertThat(next.remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void aFullArrayIsCompactedInPlaceWhenItsLiveEntriesFillAtMostHalfOfIt() {
+        // Room for 4 entries (MIN_ROOM longs), full; at 1_000_350 only the entry at 400 is live.
+        long[] log = inPlace(FIVE_PER_SECOND, 100, 200, 300, 400);
+        assertThat(log).hasSize(SlidingLog.FIRST + SlidingLog.MIN_ROOM);
+        Transition next = LOG.transition(log, 1_000_350, FIVE_PER_SECOND, 1, NewState.IN_PLACE);
+        assertThat(next.state()).isSameAs(log);
+        assertThat(log).startsWith(SlidingLog.TAG_IN_PLACE, SlidingLog.FIRST, SlidingLog.FIRST + 4, 3, 400, 4,
+                1_000_350, 5);
+    }
+
+    @Test
+    void aFullArrayGrowsToTwiceItsLiveEntriesWhenTheyFillMoreThanHalfOfIt() {
+        Limit ten = Limit.of(Algorithms.SLIDING_LOG, 10, Duration.ofSeconds(1));
+        long[] log = inPlace(ten, 100, 200, 300, 400);
+        Transition next = LOG.transition(log, 500, ten, 1, NewState.IN_PLACE);
+        assertThat(next.state()).isNotSameAs(log).hasSize(SlidingLog.FIRST + 2 * 10);
+        assertThat(SlidingLogInPlaceProperties.asFormat2(next.state()))
+                .containsExactly(SlidingLog.TAG, 0, 100, 1, 200, 2, 300, 3, 400, 4, 500, 5);
+    }
+
+    @Test
+    void aFullArrayOfFewLiveEntriesShrinks() {
+        Limit many = Limit.of(Algorithms.SLIDING_LOG, 100, Duration.ofSeconds(1));
+        long[] times = new long[40];
+        for (int i = 0; i < times.length; i++) {
+            times[i] = 100 + i;
+        }
+        long[] log = inPlace(many, times);
+        // Filled to the end, then all but the newest expire: the next admission moves one entry.
+        while (log[SlidingLog.END] < log.length) {
+            log = LOG.transition(log, 200 + log[SlidingLog.END], many, 1, NewState.IN_PLACE)
+                    .state();
+        }
+        long[] full = SlidingLogInPlaceProperties.asFormat2(log);
+        long newest = full[full.length - 2];
+        long[] shrunk = LOG.transition(log, newest + 999_999, many, 1, NewState.IN_PLACE).state();
+        assertThat(shrunk).hasSize(SlidingLog.FIRST + SlidingLog.MIN_ROOM);
+        assertThat(SlidingLogInPlaceProperties.asFormat2(shrunk)).hasSize(6).endsWith(newest + 999_999, full[full.length - 1] + 1);
+    }
+
+    @Test
+    void aLargeBaseIsRebasedInPlace() {
+        long base = SlidingLog.REBASE_ABOVE + 10;
+        long[] log = {SlidingLog.TAG_IN_PLACE, 6, 8, 0, 50, base - 1, 100, base, 0, 0, 0, 0};
+        Transition next = LOG.transition(log, 1_000_075, FIVE_PER_SECOND, 1, NewState.IN_PLACE);
+        assertThat(next.state()).isSameAs(log);
+        assertThat(SlidingLogInPlaceProperties.asFormat2(log)).containsExactly(SlidingLog.TAG, 0, 100, 1, 1_000_075, 2);
+    }
+
+    @Test
+    void aKeyStateWritesAnInPlaceLogAsFormat2() {
+        Limit many = Limit.of(Algorithms.SLIDING_LOG, 100, Duration.ofSeconds(1)).named("log");
+        KeyState state = KeyState.empty();
+        for (long t = 1; t <= 20; t++) {
+            state.tryAcquire(List.of(many), t, 1);
+        }
+        // Ten expired: the log of format 2 holds the base 10 and the entries at 11 to 20.
+        state.tryAcquire(List.of(many), 1_000_010, 1);
+        byte[] bytes = state.encode();
+        long[] expected = new long[2 + 2 * 11];
+        expected[0] = SlidingLog.TAG;
+        expected[1] = 10;
+        for (int i = 0; i < 10; i++) {
+            expected[2 + 2 * i] = 11 + i;
+            expected[3 + 2 * i] = 11 + i;
+        }
+        expected[22] = 1_000_010;
+        expected[23] = 21;
+        long[] written = new long[expected.length];
+        ByteBuffer.wrap(bytes, bytes.length - Long.BYTES * written.length, Long.BYTES * written.length)
+                .asLongBuffer().get(written);
+        assertThat(written).containsExactly(expected);
+        assertThat(KeyState.decode(bytes).encode()).isEqualTo(bytes);
+    }
+
+    /** An in-place log of one admission of cost 1 at each of {@code times}. */
+    private static long[] inPlace(Limit limit, long... times) {
+        long[] log = null;
+        for (long time : times) {
+            Transition admitted = LOG.transition(log, time, limit, 1, NewState.IN_PLACE);
+            assertThat(admitted.allowed()).isTrue();
+            log = admitted.state();
+        }
+        return log;
     }
 }
