@@ -61,41 +61,52 @@ final class SameKeyDecisions {
      */
     long[] decide(String key, GridOperation decision) {
         long deadline = calls.deadline();
-        Waiter waiter = new Waiter(decision);
-        Line line;
-        Batch batch;
-        boolean alone;
+        Line fresh = new Line(key);
         while (true) {
-            line = lines.computeIfAbsent(key, Line::new);
+            Line line = lines.putIfAbsent(key, fresh);
+            if (line == null) {
+                return alone(fresh, decision, deadline);
+            }
+            Waiter waiter = new Waiter(decision);
+            Batch batch;
             synchronized (line) {
                 if (line.over) {
                     // Removed after this thread found it: the key has a new line, or none yet.
                     continue;
                 }
-                alone = line.out == null;
-                if (alone) {
-                    batch = new Batch();
-                    batch.waiters.add(waiter);
-                    batch.sealed = true;
-                    line.out = batch;
-                } else {
-                    if (line.next == null) {
-                        line.next = new Batch();
-                    }
-                    batch = line.next;
-                    batch.waiters.add(waiter);
+                if (line.next == null) {
+                    line.next = new Batch();
                 }
-                break;
+                batch = line.next;
+                batch.waiters.add(waiter);
+            }
+            try {
+                try {
+                    return batch.replyOf(waiter, awaitBatch(line, batch, waiter, deadline));
+                } finally {
+                    end(line, batch);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw calls.failed(e);
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                throw calls.failed(e);
             }
         }
+    }
+
+    /**
+     * The decision of a caller that found no call out for its key and put {@code line} in
+     * {@link #lines}: it goes at once, alone. No lock is taken until it ends and no batch is
+     * built, since no other decision could join {@code line} before it was in the map: a lone
+     * decision (every decision on a key that is not hot) costs a map entry and one lock.
+     */
+    private long[] alone(Line line, GridOperation decision, long deadline) {
         try {
             try {
-                long[] reply = alone
-                        ? sender.start(key, decision).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
-                        : awaitBatch(line, batch, waiter, deadline);
-                return batch.replyOf(waiter, reply);
+                return sender.start(line.key, decision).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             } finally {
-                end(line, batch);
+                end(line, Line.ALONE);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -165,8 +176,15 @@ final class SameKeyDecisions {
     /** One key's calls: the one out and the batch that waits for it; guarded by its own lock. */
     private static final class Line {
 
+        /**
+         * {@link #out} of a new line: the call of the lone decision that made it, sent as it is.
+         * Only compared by identity, never sent or changed: each line has it once, first.
+         */
+        static final Batch ALONE = new Batch();
+
         final String key;
-        @Nullable Batch out;
+        /** The call out; a line in {@link #lines} always has one. */
+        @Nullable Batch out = ALONE;
         @Nullable Batch next;
         /** Removed from {@link #lines}: a decision that finds it takes the key's new line. */
         boolean over;
