@@ -146,9 +146,10 @@ final class LettuceStore implements Store, InstanceCount {
         return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
     }
 
+    /** Every wait for Redis, {@link #tryAcquireAndWait}'s included, ends within the command timeout. */
     @Override
     public StoreCapabilities capabilities() {
-        return new StoreCapabilities(true, true, true, true);
+        return new StoreCapabilities(true, true, true, true, false, commandTimeout);
     }
 
     @Override
@@ -159,6 +160,23 @@ final class LettuceStore implements Store, InstanceCount {
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         return run(LuaScript.DECIDE, decideArguments(key, limits, cost), reply -> decision(limits, reply, 0));
+    }
+
+    /**
+     * The decision of {@link #tryAcquire}, waited for on the caller's thread: the command's own
+     * future, which Lettuce's thread completes with the parsed reply, waited for with the
+     * command timeout, as Lettuce's synchronous API waits. Why not {@code tryAcquire}'s stage:
+     * that adds a future of the store's and one of the guard's, each watched by a
+     * {@link Deadlines} queue, and runs the decision's construction and the guard's handler on
+     * Lettuce's one thread, which every decision's reply passes through.
+     *
+     * @throws StoreUnavailableException when Redis fails, does not answer within the command
+     *     timeout (the command is then cancelled) or the caller is interrupted
+     */
+    @Override
+    public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        long sentAt = System.nanoTime();
+        return decision(limits, await(LuaScript.DECIDE, decideArguments(key, limits, cost), sentAt), 0);
     }
 
     /**
@@ -486,6 +504,57 @@ final class LettuceStore implements Store, InstanceCount {
                 }
             }
         }
+    }
+
+    /**
+     * {@link #run}'s call on the caller's thread: the reply of the command, sent now, waited
+     * for until the command timeout from {@code sentAt}; a missing function or script loaded
+     * and the command sent once more, within the same timeout.
+     */
+    private long[] await(LuaScript script, CommandArgs<String, String> args, long sentAt) {
+        for (boolean retried = false; ; retried = true) {
+            RedisFuture<long[]> sent = call(args);
+            Throwable cause;
+            try {
+                return sent.get(timeoutNanos - (System.nanoTime() - sentAt), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                cause = unwrap(e.getCause() == null ? e : e.getCause());
+            } catch (TimeoutException e) {
+                throw timedOut(sent, e);
+            } catch (InterruptedException e) {
+                throw interrupted(sent, e);
+            }
+            if (retried || !(cause instanceof RedisNoScriptException || functionNotFound(cause))) {
+                throw new StoreUnavailableException("Redis failed: " + cause, cause);
+            }
+            try {
+                loaded(script, sentAt).get(timeoutNanos - (System.nanoTime() - sentAt), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                // Sent again even when the load failed, as Call does: in a cluster it fails when
+                // any node is down, yet may have reached the node that answered.
+            } catch (TimeoutException e) {
+                throw timedOut(null, e);
+            } catch (InterruptedException e) {
+                throw interrupted(null, e);
+            }
+        }
+    }
+
+    /** The failure of a call whose timeout passed; the command, if one is out, is cancelled so that it is never sent later. */
+    private StoreUnavailableException timedOut(@Nullable RedisFuture<long[]> sent, TimeoutException e) {
+        if (sent != null) {
+            sent.cancel(false);
+        }
+        return new StoreUnavailableException("Redis did not answer within " + commandTimeout.toMillis() + " ms", e);
+    }
+
+    /** The failure of a caller interrupted while waiting; its interrupt is kept. */
+    private static StoreUnavailableException interrupted(@Nullable RedisFuture<long[]> sent, InterruptedException e) {
+        if (sent != null) {
+            sent.cancel(false);
+        }
+        Thread.currentThread().interrupt();
+        return new StoreUnavailableException("interrupted while waiting for Redis", e);
     }
 
     /** Sends one {@code FCALL} or {@code EVALSHA}, its reply parsed into a {@code long[]}. */

@@ -188,22 +188,30 @@ class RedisStoreIT {
         assertThatThrownBy(() -> decide(store, "slow", limits, 1))
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("within 20 ms");
+        // The wait on the caller's thread (the limiter's path, above) is bounded alike.
+        long waitStarted = System.nanoTime();
+        assertThatThrownBy(() -> store.tryAcquireAndWait("slow", limits, 1))
+                .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("within 20 ms");
+        assertThat(Duration.ofNanos(System.nanoTime() - waitStarted)).isLessThan(Duration.ofMillis(300));
         assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
         assertThat(decision.allowed()).isFalse();
         redis.command(0, "PING"); // answered once the pause is over
 
         assertThat(limiter.decide("slow").reason()).isEqualTo(Decision.Reason.WITHIN_LIMIT);
-        // Two timed-out decisions were each sent once, then one that succeeded: never a replay.
-        assertThat(commandCalls().get(decisionCommand())).isLessThanOrEqualTo(3);
+        // Three timed-out decisions were each sent once, then one that succeeded: never a replay.
+        assertThat(commandCalls().get(decisionCommand())).isLessThanOrEqualTo(4);
     }
 
     @Test
     void scriptFlushMidRunCostsNoFailedDecision() {
         Store store = storeOnRedisTime();
         List<Limit> limits = List.of(limit(Algorithms.GCRA, 1_000_000, Duration.ofSeconds(1)));
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < 4; round++) {
             for (int i = 0; i < 20; i++) {
-                assertThat(decide(store, "flushed", limits, 1).allowed()).isTrue();
+                // The first decision after a flush waits on the caller's thread in odd rounds.
+                Decision decision = round % 2 == 1 && i == 0 ? store.tryAcquireAndWait("flushed", limits, 1)
+                        : decide(store, "flushed", limits, 1);
+                assertThat(decision.allowed()).isTrue();
             }
             redis.command(0, "SCRIPT", "FLUSH");
             if (functionsAvailable()) {
@@ -365,6 +373,23 @@ class RedisStoreIT {
         assertThat(calls).containsEntry("fcall", 2L).containsEntry("function|load", 1L);
         assertThat(failedCalls("fcall")).as("the first call found no function").isEqualTo(1L);
         assertThat(decide(store, "reloaded", limits, 1).allowed()).isTrue();
+        assertThat(commandCalls()).containsEntry("fcall", 3L).containsEntry("function|load", 1L);
+    }
+
+    /** The same on the caller's thread ({@code tryAcquireAndWait}, the path of {@code RateLimiter.decide}). */
+    @Test
+    void aFunctionFlushIsOneReloadAndOneRetryAlsoWhenWaitedForOnTheCallersThread() {
+        assumeTrue(functionsAvailable(), "Redis 7 or later");
+        Store store = storeOnRedisTime();
+        List<Limit> limits = List.of(limit(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)));
+        redis.command(0, "FUNCTION", "FLUSH");
+        redis.command(0, "CONFIG", "RESETSTAT");
+
+        assertThat(store.tryAcquireAndWait("reloaded", limits, 1).allowed()).isTrue();
+
+        assertThat(commandCalls()).containsEntry("fcall", 2L).containsEntry("function|load", 1L);
+        assertThat(failedCalls("fcall")).as("the first call found no function").isEqualTo(1L);
+        assertThat(store.tryAcquireAndWait("reloaded", limits, 1).remaining()).isEqualTo(98);
         assertThat(commandCalls()).containsEntry("fcall", 3L).containsEntry("function|load", 1L);
     }
 
