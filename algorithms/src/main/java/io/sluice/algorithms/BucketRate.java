@@ -1,5 +1,7 @@
 package io.sluice.algorithms;
 
+import io.sluice.api.Limit;
+
 /**
  * The refill rate of a bucket algorithm as an exact fraction: {@code tokensPerMicro / scale}
  * tokens per microsecond. The buckets count tokens in units of {@code 1 / scale} token, so a
@@ -32,41 +34,62 @@ record BucketRate(long tokensPerMicro, long scale) {
      */
     static final int CACHED_RATES = 64;
 
-    private static final int SLOT_SHIFT = Long.SIZE - Integer.numberOfTrailingZeros(CACHED_RATES);
+    private static final int SLOT_SHIFT = Integer.SIZE - Integer.numberOfTrailingZeros(CACHED_RATES);
 
     /**
-     * The rates derived last, each in the slot of its parameters' hash. Shared by every thread
-     * without a lock: a slot is replaced by a plain write of an immutable {@link Derived}, whose
-     * final fields every reader sees whole, and a reader that finds another limit's rate there
-     * (a collision, or a write it does not see yet) derives its own.
+     * The rates derived last, each in the slot of its limit's hash, with the limit it was derived
+     * for. Shared by every thread without a lock: a slot is replaced by a plain write of an
+     * immutable {@link Derived}, whose final fields every reader sees whole, and a reader that
+     * finds another limit there (a collision, or a write it does not see yet) looks further.
      */
     private static final Derived[] RATES = new Derived[CACHED_RATES];
 
-    /** The rate of one limit's parameters. */
-    private record Derived(long permits, long burst, long periodMicros, BucketRate rate) {
+    /** The rate of one limit. */
+    private record Derived(Limit limit, BucketRate rate) {
     }
 
     /**
-     * The rate of a limit of {@code permits} per {@code periodMicros} with this burst: the one
-     * derived last for these parameters, if it is still kept, else derived now.
+     * The rate of {@code limit}: the one kept for this limit object, else for a limit of the same
+     * parameters in its slot, else derived now.
+     *
+     * <p>Why the kept limit is found by its identity: a limit is mostly built once and used for
+     * every decision, and one comparison (against four of the parameters) and the rest in a method
+     * of its own keep this inlined lookup small. It is inlined into every bucket transition, whose
+     * compiled code must stay under the JIT's {@code -XX:InlineSmallCode} (2,500 bytes) for its
+     * callers to inline it and remove its {@link io.sluice.api.Transition} (see {@link Probing}).
      *
      * @throws IllegalArgumentException saying why, when the limit cannot be enforced at its rate
      */
-    static BucketRate of(String algorithm, long permits, long burst, long periodMicros) {
-        int slot = slot(permits, burst, periodMicros);
+    static BucketRate of(String algorithm, Limit limit) {
+        Derived kept = RATES[slot(limit)];
+        if (kept != null && kept.limit == limit) {
+            return kept.rate;
+        }
+        return ofLimitNotKept(algorithm, limit);
+    }
+
+    /**
+     * {@link #of} for a limit object not kept: an equal limit's rate (a limit built per request,
+     * say: the slot stays that limit's), else the rate derived now and kept for this limit.
+     */
+    private static BucketRate ofLimitNotKept(String algorithm, Limit limit) {
+        int slot = slot(limit);
         Derived kept = RATES[slot];
-        if (kept != null && kept.permits == permits && kept.burst == burst && kept.periodMicros == periodMicros) {
+        long permits = limit.permits();
+        long burst = limit.burst();
+        long periodMicros = limit.periodMicros();
+        if (kept != null && kept.limit.permits() == permits && kept.limit.burst() == burst
+                && kept.limit.periodMicros() == periodMicros) {
             return kept.rate;
         }
         BucketRate rate = derive(algorithm, permits, burst, periodMicros);
-        RATES[slot] = new Derived(permits, burst, periodMicros, rate);
+        RATES[slot] = new Derived(limit, rate);
         return rate;
     }
 
-    /** The slot of a limit's parameters in {@link #RATES}: the top bits of a multiplicative hash. */
-    private static int slot(long permits, long burst, long periodMicros) {
-        long hash = (permits * 0x9E3779B97F4A7C15L + burst) * 0xC2B2AE3D27D4EB4FL + periodMicros;
-        return (int) ((hash * 0x9E3779B97F4A7C15L) >>> SLOT_SHIFT);
+    /** The slot of a limit in {@link #RATES}: the top bits of a multiplicative hash of its hash code. */
+    private static int slot(Limit limit) {
+        return (limit.hashCode() * 0x9E3779B9) >>> SLOT_SHIFT;
     }
 
     /**

@@ -31,14 +31,13 @@ final class Gcra implements Probing, LeaseReturn {
 
     @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
-        BucketRate.of(NAME, permits, burst, periodMicros);
+        BucketRate.derive(NAME, permits, burst, periodMicros);
     }
 
     @Override
     public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, NewState newState) {
-        Checks.cost(cost);
         long burst = limit.burst();
-        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        BucketRate rate = BucketRate.of(NAME, limit);
         long perMicro = rate.tokensPerMicro();
         long tau = rate.units(burst);
         long ahead = arrival(state, nowMicros) - nowMicros;
@@ -70,7 +69,8 @@ final class Gcra implements Probing, LeaseReturn {
 
     /*
      * The helpers below keep transition under the JIT's size for inlining a hot method (325
-     * bytes of bytecode), without which its Transition is allocated (see Probing).
+     * bytes of bytecode), without which its Transition is allocated (see Probing, also for the
+     * size of its compiled code).
      */
 
     /** The stored arrival time, or now when none is stored or it has passed. */
@@ -111,7 +111,7 @@ final class Gcra implements Probing, LeaseReturn {
                                       long unused) {
         long tat;
         long fraction = 0;
-        BucketRate rate = BucketRate.of(NAME, limit.permits(), limit.burst(), limit.periodMicros());
+        BucketRate rate = BucketRate.of(NAME, limit);
         long perMicro = rate.tokensPerMicro();
         if (state != null && state.length == 3 && state[0] == TAG) {
             tat = state[1];

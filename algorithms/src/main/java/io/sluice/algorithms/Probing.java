@@ -18,20 +18,29 @@ import org.jspecify.annotations.Nullable;
  * default method here is one method for every algorithm, whose call to {@link #transition}
  * sees all those the JVM runs (the mission's fixed window beside a token bucket): it inlines
  * both, and the two allocations merged there are kept. Each algorithm's own {@link #fold}
- * calls its own transition, one allocation. That needs the transition inlined too: each stays
- * under the size up to which the JIT inlines a hot method (325 bytes of bytecode,
- * {@code -XX:FreqInlineSize}), with helpers where it would not.
+ * calls its own transition, one allocation. That needs the transition inlined too, under two
+ * limits of the JIT: its bytecode under the size up to which a hot method is inlined (325
+ * bytes, {@code -XX:FreqInlineSize}), with helpers where it would not be; and, once the
+ * transition was compiled on its own (which happens when it gets hot before its callers do),
+ * that code under 2,500 bytes ({@code -XX:InlineSmallCode}), or no caller compiled later
+ * inlines it ("already compiled into a big method") and every decision allocates it. The
+ * bucket transitions were just above that (2,528 bytes in a JMH fork at 8 threads): their
+ * rate is found by the limit's identity ({@link BucketRate#of}), and their cost is checked by
+ * the callers, not again in them.
  */
 interface Probing extends Algorithm {
 
     /**
      * The transition, with an admission's {@link Transition#state()} built as {@code newState}
      * says: not at all ({@link Checks#NO_STATE}), as a new array, or written into {@code state}.
+     * The caller has checked that {@code cost} is at least 1 ({@link Checks#cost}): a bucket
+     * algorithm does not check it again (see above).
      */
     Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, NewState newState);
 
     @Override
     default Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost) {
+        Checks.cost(cost);
         return transition(state, nowMicros, limit, cost, NewState.NEW);
     }
 

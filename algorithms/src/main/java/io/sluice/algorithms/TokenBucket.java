@@ -32,14 +32,13 @@ final class TokenBucket implements Probing, LeaseReturn {
 
     @Override
     public void checkLimit(long permits, long burst, long periodMicros) {
-        BucketRate.of(NAME, permits, burst, periodMicros);
+        BucketRate.derive(NAME, permits, burst, periodMicros);
     }
 
     @Override
     public Transition transition(long @Nullable [] state, long nowMicros, Limit limit, long cost, NewState newState) {
-        Checks.cost(cost);
         long burst = limit.burst();
-        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        BucketRate rate = BucketRate.of(NAME, limit);
         long capacity = rate.units(burst);
         long stored = storedUnits(state, rate, burst);
         long units = stored < 0 ? capacity : stored;
@@ -72,7 +71,7 @@ final class TokenBucket implements Probing, LeaseReturn {
     public long @Nullable [] giveBack(long @Nullable [] state, long nowMicros, Limit limit, long takenAtMicros,
                                       long unused) {
         long burst = limit.burst();
-        BucketRate rate = BucketRate.of(NAME, limit.permits(), burst, limit.periodMicros());
+        BucketRate rate = BucketRate.of(NAME, limit);
         long stored = storedUnits(state, rate, burst);
         if (stored < 0 || state == null) {
             return null;

@@ -194,7 +194,7 @@ class AlgorithmProperties {
             assertThat(algorithm.transition(state, now + retryAfter, other, cost).allowed()).isTrue();
         }
         if (transition.allowed() && algorithm == Algorithms.TOKEN_BUCKET) {
-            BucketRate rate = BucketRate.of(other.algorithm().name(), other.permits(), other.burst(), other.periodMicros());
+            BucketRate rate = BucketRate.of(other.algorithm().name(), other);
             assertThat(transition.state()[1]).isBetween(0L, rate.units(other.burst() - cost));
         }
     }

@@ -3,6 +3,8 @@ package io.sluice.algorithms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.api.Limit;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -15,34 +17,46 @@ class BucketRateTest {
     void keptRatesAreTheDerivedOnesAlsoWhenLimitsShareASlot() {
         // Many more limits than slots, asked in turn several times: every slot is shared and replaced.
         Random random = new Random(7);
-        List<long[]> limits = new ArrayList<>();
+        List<Limit> limits = new ArrayList<>();
         for (int i = 0; i < 40 * BucketRate.CACHED_RATES; i++) {
             long permits = 1 + random.nextInt(1_000);
-            limits.add(new long[] {permits, permits + random.nextInt(3), 1_000L * (1 + random.nextInt(100_000))});
+            limits.add(Limit.of(Algorithms.TOKEN_BUCKET, permits, Duration.ofMillis(1 + random.nextInt(100_000)))
+                    .withBurst(permits + random.nextInt(3)));
         }
         for (int round = 0; round < 3; round++) {
-            for (long[] limit : limits) {
-                BucketRate derived = BucketRate.derive("token-bucket", limit[0], limit[1], limit[2]);
-                assertThat(BucketRate.of("token-bucket", limit[0], limit[1], limit[2])).isEqualTo(derived);
-                assertThat(BucketRate.of("token-bucket", limit[0], limit[1], limit[2])).isEqualTo(derived);
+            for (Limit limit : limits) {
+                BucketRate derived = BucketRate.derive("token-bucket", limit.permits(), limit.burst(),
+                        limit.periodMicros());
+                assertThat(BucketRate.of("token-bucket", limit)).isEqualTo(derived);
+                assertThat(BucketRate.of("token-bucket", limit)).isEqualTo(derived);
             }
         }
     }
 
     @Test
+    void anEqualLimitOfAnotherObjectGetsTheKeptLimitsRate() {
+        Limit kept = Limit.of(Algorithms.GCRA, 7, Duration.ofSeconds(3)).withBurst(9);
+        Limit equal = Limit.of(Algorithms.GCRA, 7, Duration.ofSeconds(3)).withBurst(9);
+        BucketRate derived = BucketRate.derive("gcra", 7, 9, 3_000_000);
+        assertThat(BucketRate.of("gcra", kept)).isEqualTo(derived);
+        assertThat(BucketRate.of("gcra", equal)).isEqualTo(derived);
+        assertThat(BucketRate.of("gcra", kept)).isEqualTo(derived);
+    }
+
+    @Test
     void aLimitThatCannotBeEnforcedIsRejectedEveryTime() {
         for (int i = 0; i < 2; i++) {
-            assertThatThrownBy(() -> BucketRate.of("gcra", 3, Long.MAX_VALUE / 2, 1_000_000_007L))
+            assertThatThrownBy(() -> BucketRate.derive("gcra", 3, Long.MAX_VALUE / 2, 1_000_000_007L))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("gcra: cannot enforce");
         }
     }
 
     @Test
     void oneUnitPerMicrosecondAddsAUnitEachMicrosecond() {
-        BucketRate rate = BucketRate.of("token-bucket", 100, 100, 1_000_000);
+        BucketRate rate = BucketRate.of("token-bucket", Limit.of(Algorithms.TOKEN_BUCKET, 100, Duration.ofSeconds(1)));
         assertThat(rate.tokensPerMicro()).isEqualTo(1);
         assertThat(rate.microsToAdd(10_000)).isEqualTo(10_000);
-        BucketRate three = BucketRate.of("token-bucket", 3, 3, 1_000_000);
+        BucketRate three = BucketRate.of("token-bucket", Limit.of(Algorithms.TOKEN_BUCKET, 3, Duration.ofSeconds(1)));
         assertThat(three.microsToAdd(7)).isEqualTo(3);
     }
 }
