@@ -39,7 +39,8 @@ public final class PolicyConfig {
     /** Indexes into {@link #tiers}; -1 when there is none. */
     private final int anonymous;
     private final int unknownKeyTier;
-    private final Map<String, String> keyTiers;
+    /** The file's {@code api-keys} list, by key. */
+    private final Map<String, ListedKey> listedKeys;
     private final List<EndpointRule> endpoints;
     private final int ipv4Prefix;
     private final int ipv6Prefix;
@@ -69,7 +70,9 @@ public final class PolicyConfig {
         this.tierIndexes = Map.copyOf(indexes);
         this.anonymous = anonymous == null ? -1 : all.size() - 1;
         this.unknownKeyTier = unknownKeyTier == null ? -1 : Objects.requireNonNull(indexes.get(unknownKeyTier));
-        this.keyTiers = Map.copyOf(keyTiers);
+        Map<String, ListedKey> listed = new HashMap<>();
+        keyTiers.forEach((key, tier) -> listed.put(key, new ListedKey(tier)));
+        this.listedKeys = Map.copyOf(listed);
         this.endpoints = List.copyOf(endpoints);
         this.ipv4Prefix = ipv4Prefix;
         this.ipv6Prefix = ipv6Prefix;
@@ -145,7 +148,8 @@ public final class PolicyConfig {
 
     /** The tier the file's {@code api-keys} list gives this key, if any. */
     Optional<String> listedTierOf(String apiKey) {
-        return Optional.ofNullable(keyTiers.get(apiKey));
+        ListedKey listed = listedKeys.get(apiKey);
+        return listed == null ? Optional.empty() : Optional.of(listed.tier);
     }
 
     /**
@@ -169,7 +173,7 @@ public final class PolicyConfig {
             Integer tier = resolvedTier.filter(name -> !name.equals(Tier.ANONYMOUS)).map(tierIndexes::get)
                     .orElse(null);
             if (tier != null) {
-                return new Resolution(plan(tier, endpoint), ClientKeys.forApiKey(apiKey.get()), rule, false);
+                return new Resolution(plan(tier, endpoint), apiKeyStoreKey(apiKey.get()), rule, false);
             }
             // Unknown keys are counted per address, so inventing keys gains nothing.
             return unknownKeyTier < 0
@@ -205,8 +209,42 @@ public final class PolicyConfig {
         return endpoints;
     }
 
+    /**
+     * The store key of a known API key: a listed key's is hashed once, on its first request under
+     * this policy; a key only a {@link TierResolver} of your own knows is hashed per request
+     * (keeping those would grow with whatever the resolver admits).
+     */
+    private static String storeKeyOf(ListedKey listed, String apiKey) {
+        String known = listed.storeKey;
+        if (known == null) {
+            // Two threads may both hash it: the same string, written twice.
+            known = ClientKeys.forApiKey(apiKey);
+            listed.storeKey = known;
+        }
+        return known;
+    }
+
+    private String apiKeyStoreKey(String apiKey) {
+        ListedKey listed = listedKeys.get(apiKey);
+        return listed == null ? ClientKeys.forApiKey(apiKey) : storeKeyOf(listed, apiKey);
+    }
+
     private String addressKey(ApiRequest request) {
         return ClientKeys.forAddress(request.clientIp(), ipv4Prefix, ipv6Prefix);
+    }
+
+    /**
+     * A key of the file's {@code api-keys} list: its tier, and its store key once a request used
+     * it: a client's requests all hashed (SHA-256) the same key again; the list bounds what is kept.
+     */
+    private static final class ListedKey {
+
+        final String tier;
+        volatile @Nullable String storeKey;
+
+        ListedKey(String tier) {
+            this.tier = tier;
+        }
     }
 
     /**

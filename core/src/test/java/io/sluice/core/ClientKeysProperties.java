@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.util.Optional;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -40,6 +41,28 @@ class ClientKeysProperties {
         String key = ClientKeys.forApiKey(apiKey);
         assertThat(key).startsWith("key:").hasSize(4 + 22).matches("key:[A-Za-z0-9_-]+");
         assertThat(ClientKeys.forApiKey(apiKey + "x")).isNotEqualTo(key);
+    }
+
+    @Test
+    void aListedKeyHashedOnceHasTheStoreKeyOfAKeyHashedPerRequest() {
+        PolicyConfig config = PolicyConfig.parse("""
+                tiers:
+                  - name: free
+                    limits:
+                      - {name: per-day, algorithm: fixed-window, permits: 10, period: 1d}
+                api-keys:
+                  keys:
+                    - {key: listed-0123456789, tier: free}
+                """, "test.yaml");
+        // A fresh string per request, as a request's header gives it.
+        String first = config.resolve(ApiRequest.of(new String("listed-0123456789"), "192.0.2.1", "GET", "/"),
+                Optional.of("free")).clientKey();
+        String again = config.resolve(ApiRequest.of(new String("listed-0123456789"), "192.0.2.1", "GET", "/"),
+                Optional.of("free")).clientKey();
+        assertThat(first).isEqualTo(ClientKeys.forApiKey("listed-0123456789")).isSameAs(again);
+        // A key that only a resolver of one's own knows (not in the list) is hashed alike.
+        assertThat(config.resolve(ApiRequest.of("resolved-elsewhere", "192.0.2.1", "GET", "/"),
+                Optional.of("free")).clientKey()).isEqualTo(ClientKeys.forApiKey("resolved-elsewhere"));
     }
 
     @Test

@@ -3,6 +3,8 @@ package io.sluice.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.core.PolicyConfig;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.http.HttpRateLimiter;
@@ -45,5 +47,24 @@ class DecisionRecorderTest {
         assertThat(recorder.lastSeen(denied.client())).map(DecisionRecorder.Seen::outcome)
                 .hasValue(HttpVerdict.Outcome.DENIED);
         assertThat(recorder.lastSeen("ip:192.0.2.1")).isEmpty();
+    }
+
+    @Test
+    void theDecisionTimeIsAPrometheusHistogramWithoutPercentilesComputedHere() {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        DecisionRecorder timed = new DecisionRecorder(registry, new TopDenied(10));
+        HttpVerdict admitted = limiter.decide(new ApiKeyRequest("free-0123456789abcdef", "203.0.113.5"));
+
+        timed.record(admitted, 80_000);
+        timed.record(admitted, 700_000);
+        timed.record(admitted, 3_000_000);
+
+        String metrics = registry.scrape();
+        assertThat(metrics).contains("sluice_gateway_decision_seconds_count 3",
+                "sluice_gateway_decision_seconds_bucket{le=\"5.0E-5\"} 0",
+                "sluice_gateway_decision_seconds_bucket{le=\"1.0E-4\"} 1",
+                "sluice_gateway_decision_seconds_bucket{le=\"0.001\"} 2",
+                "sluice_gateway_decision_seconds_bucket{le=\"0.005\"} 3",
+                "sluice_gateway_decision_seconds_bucket{le=\"+Inf\"} 3").doesNotContain("quantile");
     }
 }

@@ -582,8 +582,8 @@ public final class GatewayBenchmark {
     }
 
     /**
-     * The gateway's store calls, lease and block-cache counts, and its decision time (p50 and p99
-     * over the last minute, Micrometer's window), from its own /metrics.
+     * The gateway's store calls, lease and block-cache counts, and its decision time (the
+     * histogram's buckets, count, sum and max), from its own /metrics.
      */
     private static String storeCalls(Gateway gateway) throws Exception {
         String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"

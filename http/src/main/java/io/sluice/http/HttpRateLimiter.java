@@ -78,6 +78,7 @@ public final class HttpRateLimiter {
      * plans of a reloaded policy) are formatted per request.
      */
     private volatile PolicyField[] policyFields = new PolicyField[0];
+    private final ShownKeys shownKeys = new ShownKeys();
 
     private HttpRateLimiter(Builder builder) {
         this.limiter = builder.limiter;
@@ -117,7 +118,7 @@ public final class HttpRateLimiter {
         if (policyDecision.allowed()) {
             HttpVerdict.Outcome outcome = policyDecision.shadowDenied()
                     ? HttpVerdict.Outcome.SHADOW_DENIED : HttpVerdict.Outcome.ALLOWED;
-            return new HttpVerdict(outcome, 200, headers, null, policyDecision, apiKey, client);
+            return new HttpVerdict(outcome, 200, headers, null, policyDecision, apiKey, client, shownKeys);
         }
         headers.add(new HttpVerdict.Header("Cache-Control", "no-store"));
         if (limits.isEmpty()) {
@@ -127,7 +128,7 @@ public final class HttpRateLimiter {
                     : problem(API_KEY_REQUIRED_START,
                             "this API needs an API key; calls without one are not admitted", null, null);
             return new HttpVerdict(HttpVerdict.Outcome.UNAUTHORIZED, 401, headers, body, policyDecision, apiKey,
-                    client);
+                    client, shownKeys);
         }
         Decision decision = limits.get();
         if (decision.reason() == Decision.Reason.STORE_UNAVAILABLE) {
@@ -135,7 +136,7 @@ public final class HttpRateLimiter {
                     "the rate limits cannot be checked now and this API does not admit unchecked calls; "
                             + "this is not a rate limit of yours", policyDecision, null);
             return new HttpVerdict(HttpVerdict.Outcome.UNAVAILABLE, 503, headers, body, policyDecision, apiKey,
-                    client);
+                    client, shownKeys);
         }
         Optional<Duration> retryAfter = decision.retryAfter();
         Long retrySeconds = retryAfter.map(wait -> Math.max(1, ceilSeconds(wait.toNanos() / 1_000))).orElse(null);
@@ -149,7 +150,8 @@ public final class HttpRateLimiter {
                 : "limit '" + binding.name() + "' (" + binding.permits() + " per " + period(binding) + ") is used up"
                         + (retrySeconds == null ? "" : "; retry after " + retrySeconds + " s");
         String body = problem(RATE_LIMITED_START, detail, policyDecision, retrySeconds);
-        return new HttpVerdict(HttpVerdict.Outcome.DENIED, 429, headers, body, policyDecision, apiKey, client);
+        return new HttpVerdict(HttpVerdict.Outcome.DENIED, 429, headers, body, policyDecision, apiKey, client,
+                shownKeys);
     }
 
     private void addRateLimitHeaders(List<HttpVerdict.Header> headers, List<Limit> all, Decision decision) {

@@ -2,10 +2,6 @@ package io.sluice.http;
 
 import io.sluice.core.PolicyDecision;
 import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -15,15 +11,6 @@ import org.jspecify.annotations.Nullable;
  * answer it at once with {@link #status()}, the headers and a problem {@link #body()}. Immutable.
  */
 public final class HttpVerdict {
-
-    // One digest per thread: looking one up costs more than hashing a key, on every request.
-    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
-    });
 
     /** The media type of every {@link #body()}. */
     public static final String PROBLEM_JSON = "application/problem+json";
@@ -57,9 +44,10 @@ public final class HttpVerdict {
     private final PolicyDecision decision;
     private final @Nullable String apiKey;
     private final InetAddress clientAddress;
+    private final ShownKeys shownKeys;
 
     HttpVerdict(Outcome outcome, int status, List<Header> headers, @Nullable String body, PolicyDecision decision,
-                @Nullable String apiKey, InetAddress clientAddress) {
+                @Nullable String apiKey, InetAddress clientAddress, ShownKeys shownKeys) {
         this.outcome = outcome;
         this.status = status;
         this.headers = List.copyOf(headers);
@@ -67,6 +55,7 @@ public final class HttpVerdict {
         this.decision = decision;
         this.apiKey = apiKey;
         this.clientAddress = clientAddress;
+        this.shownKeys = shownKeys;
     }
 
     /** Whether the request goes on to the application (allowed, or only shadow-denied). */
@@ -110,13 +99,7 @@ public final class HttpVerdict {
         if (!knownKey) {
             return "ip:" + clientAddress.getHostAddress();
         }
-        String key = Objects.requireNonNull(apiKey);
-        return "key:" + (key.length() >= 16 ? key.substring(0, 4) + "..." : "") + "#" + sha256Prefix(key);
-    }
-
-    private static String sha256Prefix(String key) {
-        byte[] digest = SHA_256.get().digest(key.getBytes(StandardCharsets.UTF_8));
-        return HexFormat.of().formatHex(digest, 0, 6);
+        return shownKeys.of(Objects.requireNonNull(apiKey));
     }
 
     /** Never shows the API key. */
