@@ -69,7 +69,8 @@ final class ConfigParser {
     private static final String REJECT = "reject";
     private static final Set<String> LIMIT_FIELDS = Set.of("name", "algorithm", "permits", "period", "burst",
             "shadow", "failure-policy");
-    private static final Set<String> LEASING_FIELDS = Set.of("share", "length-share", "min-tokens", "max-keys");
+    private static final Set<String> LEASING_FIELDS = Set.of("share", "length-share", "min-tokens", "max-keys",
+            "refill-ahead");
     private static final Pattern SHARE = Pattern.compile("(\\d+(?:\\.\\d+)?)(%?)");
     private static final Set<String> ENDPOINT_FIELDS = Set.of("name", "method", "path", "cost", "per-key",
             "global");
@@ -256,6 +257,12 @@ final class ConfigParser {
             Long maxKeys = attempt(() -> integer(fields.get("max-keys"), "max-keys", 1, Long.MAX_VALUE));
             if (maxKeys != null) {
                 policy.maxKeys(maxKeys);
+            }
+        }
+        if (fields.has("refill-ahead")) {
+            Boolean refillAhead = attempt(() -> bool(fields.get("refill-ahead")));
+            if (refillAhead != null) {
+                policy.refillAhead(refillAhead);
             }
         }
         return problems.size() > before ? null : policy.build();

@@ -60,6 +60,8 @@ final class GuardedStore implements Store {
             new AtomicReference<>(CircuitBreaker.State.CLOSED);
     private final ThrottledLog returnFailures = new ThrottledLog(LOGGER);
     private final @Nullable LocalLeases leases;
+    /** {@link #release} ran: a lease taken ahead that arrives later goes back at once. */
+    private volatile boolean released;
     /**
      * Whether a request goes straight to the store: one that decides in this process
      * ({@link StoreCapabilities#inProcess()}) has no slowness or outage for the timeout, the
@@ -122,14 +124,23 @@ final class GuardedStore implements Store {
         if (local != null && LocalLeases.leasable(limits)) {
             LocalLeases.Entry entry = local.entry(key, limits);
             Decision leased = entry.spend(cost, askedAtMicros);
+            if (leased == null) {
+                // Over: its unused tokens go back, and a lease taken ahead, if any, decides in its place.
+                giveBackIfAny(entry.endIfOver(cost, askedAtMicros));
+                leased = entry.spendLeased(cost, askedAtMicros);
+                if (leased == null) {
+                    // The lease taken ahead was over too (its window ended meanwhile).
+                    giveBackIfAny(entry.endIfOver(cost, askedAtMicros));
+                }
+            }
             if (leased != null) {
                 meters.leaseDecision();
                 meters.decision(leased, shadow);
+                long ahead = entry.aheadFor(cost, askedAtMicros);
+                if (ahead > 0) {
+                    leaseAhead(entry, key, limits, ahead, askedAtMicros);
+                }
                 return CompletableFuture.completedFuture(leased);
-            }
-            LocalLeases.Unused unused = entry.endIfOver(cost, askedAtMicros);
-            if (unused != null) {
-                giveBack(unused);
             }
             long batch = entry.batchFor(cost, askedAtMicros);
             if (batch > 0) {
@@ -348,6 +359,56 @@ final class GuardedStore implements Store {
     }
 
     /**
+     * Leases a key's next batch in the background ({@link LeasePolicy.Builder#refillAhead}),
+     * through the breaker and the timeout; no request waits for it. A failure only counts
+     * against the breaker: the key's requests go to the store once its lease is spent, as
+     * without refill ahead.
+     */
+    private void leaseAhead(LocalLeases.Entry entry, String key, List<Limit> limits, long batch,
+                            long askedAtMicros) {
+        if (!breaker.tryAcquirePermission()) {
+            entry.refillDone();
+            return;
+        }
+        long start = System.nanoTime();
+        CompletableFuture<Lease> call;
+        try {
+            call = deadlines.bound(store.lease(key, limits, batch));
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        call.whenComplete((lease, failure) -> {
+            long elapsed = System.nanoTime() - start;
+            if (failure != null) {
+                entry.refillDone();
+                Throwable cause = unwrap(failure);
+                breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
+                logBreakerTransition();
+                meters.storeCall(elapsed, cause);
+                return;
+            }
+            breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+            logBreakerTransition();
+            meters.storeCall(elapsed, null);
+            meters.leaseRefill(lease.tokens() > 0);
+            if (released) {
+                // The guard gave its leases back already: this one goes back too.
+                entry.refillDone();
+                giveBackIfAny(lease.tokens() > 0
+                        ? new LocalLeases.Unused(new LocalLeases.Key(key, limits), lease, lease.tokens()) : null);
+                return;
+            }
+            entry.installAhead(lease, askedAtMicros);
+        });
+    }
+
+    private void giveBackIfAny(LocalLeases.@Nullable Unused unused) {
+        if (unused != null) {
+            giveBack(unused);
+        }
+    }
+
+    /**
      * Gives a lease's unused tokens back, asynchronously, while the breaker is closed; tokens
      * not given back (breaker open, a failed call) are counted and logged: they are lost to
      * this key until its limits reset, an under-admission, never an over-admission.
@@ -464,6 +525,7 @@ final class GuardedStore implements Store {
      * store (a graceful shutdown, before the store closes), and the fallback's state is freed.
      */
     void release() {
+        released = true;
         LocalLeases local = leases;
         if (local != null) {
             CompletableFuture.allOf(local.endAll().stream().map(this::giveBack).toArray(CompletableFuture[]::new))

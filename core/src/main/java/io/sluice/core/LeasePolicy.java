@@ -34,12 +34,14 @@ public final class LeasePolicy {
     final double lengthShare;
     final long minTokens;
     final long maxKeys;
+    final boolean refillAhead;
 
     private LeasePolicy(Builder builder) {
         this.share = builder.share;
         this.lengthShare = builder.lengthShare;
         this.minTokens = builder.minTokens;
         this.maxKeys = builder.maxKeys;
+        this.refillAhead = builder.refillAhead;
     }
 
     /** The defaults: {@link #DEFAULT_SHARE}, {@link #DEFAULT_LENGTH_SHARE}, {@link #DEFAULT_MIN_TOKENS}, {@link #DEFAULT_MAX_KEYS}. */
@@ -55,7 +57,8 @@ public final class LeasePolicy {
     @Override
     public String toString() {
         return "LeasePolicy[share " + share + ", length up to " + lengthShare + " of the shortest period, from "
-                + minTokens + " tokens per longest lease, " + maxKeys + " keys]";
+                + minTokens + " tokens per longest lease, " + maxKeys + " keys" + (refillAhead ? ", refill ahead" : "")
+                + "]";
     }
 
     /** Builds a {@link LeasePolicy}. Not thread-safe. */
@@ -65,6 +68,7 @@ public final class LeasePolicy {
         private double lengthShare = DEFAULT_LENGTH_SHARE;
         private long minTokens = DEFAULT_MIN_TOKENS;
         private long maxKeys = DEFAULT_MAX_KEYS;
+        private boolean refillAhead;
 
         private Builder() {
         }
@@ -126,6 +130,19 @@ public final class LeasePolicy {
                 throw new IllegalArgumentException("maxKeys must be at least 1: " + maxKeys);
             }
             this.maxKeys = maxKeys;
+            return this;
+        }
+
+        /**
+         * Whether a key's next batch is leased in the background once its lease runs low (a
+         * quarter of its tokens left), so that its requests go on from the next lease when this
+         * one is spent instead of waiting for a store call: no request of a busy key waits for
+         * the store but at a window's end, or when the key asks faster than a lease call takes.
+         * The key then holds up to two leases at once (both given back when they end). Default
+         * {@code false}.
+         */
+        public Builder refillAhead(boolean refillAhead) {
+            this.refillAhead = refillAhead;
             return this;
         }
 

@@ -54,6 +54,10 @@ final class LocalLeases {
                         if (unused != null) {
                             giveBack.giveBack(unused);
                         }
+                        Unused ahead = entry.endAhead();
+                        if (ahead != null) {
+                            giveBack.giveBack(ahead);
+                        }
                     }
                 })
                 .build();
@@ -76,6 +80,10 @@ final class LocalLeases {
             Unused unused = entry.end();
             if (unused != null) {
                 all.add(unused);
+            }
+            Unused ahead = entry.endAhead();
+            if (ahead != null) {
+                all.add(ahead);
             }
         }
         entries.invalidateAll();
@@ -103,6 +111,11 @@ final class LocalLeases {
      * frees meanwhile (a bucket's refill) stay there for the next lease of any instance. A
      * window's batch counts only the time its window has left, a bucket's only the time its
      * last lease left it from full.
+     *
+     * <p>With {@link LeasePolicy.Builder#refillAhead refill ahead}, a lease down to a quarter of
+     * its tokens has the next batch leased in the background, sized as above; it waits here,
+     * taken but not spent, until the current lease is over, and is then spent as if it had just
+     * been installed (its end measured from before its own call).
      */
     static final class Entry {
 
@@ -112,9 +125,17 @@ final class LocalLeases {
         /** The largest batch for these limits. */
         private final long cap;
         private final long minTokens;
+        private final boolean refillAhead;
 
         private @Nullable Lease lease;
         private long left;
+        /** The tokens the lease was granted: it runs low at a quarter of them. */
+        private long granted;
+        /** A lease taken ahead, to be spent once the current one is over; with what was asked and planned for it. */
+        private @Nullable Lease ahead;
+        private long aheadAskedAtMicros;
+        private long aheadAsked;
+        private long aheadPlannedLengthMicros;
         /**
          * The lease was granted fewer tokens than asked, or a fixed window's last: the key is at its
          * limit, and beyond the lease's tokens it is denied here until {@link #deniesUntilMicros}.
@@ -155,6 +176,7 @@ final class LocalLeases {
             this.horizonMicros = Math.max(1, (long) (shortest * policy.lengthShare));
             this.cap = Math.max(1, (long) (smallest * policy.share));
             this.minTokens = policy.minTokens;
+            this.refillAhead = policy.refillAhead;
         }
 
         /**
@@ -164,6 +186,14 @@ final class LocalLeases {
          */
         synchronized @Nullable Decision spend(long cost, long nowMicros) {
             observe(cost, nowMicros);
+            return spendLeased(cost, nowMicros);
+        }
+
+        /**
+         * Decides a request already counted by {@link #spend} from the lease, as {@link #spend}
+         * does: after {@link #endIfOver} put a lease taken ahead in place of the one that was over.
+         */
+        synchronized @Nullable Decision spendLeased(long cost, long nowMicros) {
             Lease held = lease;
             if (held == null) {
                 return null;
@@ -182,15 +212,62 @@ final class LocalLeases {
 
         /**
          * Ends the lease when it cannot decide a request of {@code cost} at {@code nowMicros}
-         * (ended, or too few tokens left and not exhausted): its unused tokens, or {@code null}
-         * when there are none or the lease still runs.
+         * (ended, or too few tokens left and not exhausted), and puts the lease taken ahead, if
+         * any, in its place: the ended lease's unused tokens, or {@code null} when there are
+         * none or the lease still runs.
          */
         synchronized @Nullable Unused endIfOver(long cost, long nowMicros) {
             if (lease == null || (nowMicros < endsAtMicros && left >= cost)
                     || (exhausted && nowMicros < deniesUntilMicros)) {
                 return null;
             }
-            return end();
+            Unused unused = end();
+            Lease next = ahead;
+            if (next != null) {
+                ahead = null;
+                asked = aheadAsked;
+                plannedLengthMicros = aheadPlannedLengthMicros;
+                install(next, aheadAskedAtMicros, 0);
+            }
+            return unused;
+        }
+
+        /**
+         * Says how many tokens to lease ahead after a request the lease decided at
+         * {@code nowMicros}: 0 unless refill ahead is on, the lease is down to a quarter of its
+         * tokens, is not exhausted, none is held or asked for ahead already, and the key is busy
+         * enough ({@link #batchFor}). A positive answer is a lease call in flight: answer it with
+         * {@link #installAhead} or {@link #refillDone}.
+         */
+        synchronized long aheadFor(long cost, long nowMicros) {
+            if (!refillAhead || lease == null || ahead != null || refilling || exhausted || 4 * left > granted
+                    || nowMicros >= endsAtMicros) {
+                return 0;
+            }
+            return batchFor(cost, nowMicros);
+        }
+
+        /**
+         * Keeps a lease taken ahead (asked for at {@code askedAtMicros}) for when the current one
+         * is over; spends it at once as the key's lease when there is none by now.
+         */
+        synchronized void installAhead(Lease next, long askedAtMicros) {
+            refilling = false;
+            if (lease == null) {
+                install(next, askedAtMicros, 0);
+                return;
+            }
+            ahead = next;
+            aheadAskedAtMicros = askedAtMicros;
+            aheadAsked = asked;
+            aheadPlannedLengthMicros = plannedLengthMicros;
+        }
+
+        /** The tokens of the lease taken ahead and not spent, or {@code null} when there is none: for when the key is dropped. */
+        synchronized @Nullable Unused endAhead() {
+            Lease next = ahead;
+            ahead = null;
+            return next != null && next.tokens() > 0 ? new Unused(key, next, next.tokens()) : null;
         }
 
         /**
@@ -239,6 +316,7 @@ final class LocalLeases {
         synchronized void install(Lease granted, long askedAtMicros, long cost) {
             refilling = false;
             lease = granted;
+            this.granted = granted.tokens();
             left = Math.max(0, granted.tokens() - cost);
             // Granted short, or a fixed window's last tokens: once spent, the key is at its limit.
             exhausted = (granted.tokens() < asked || (granted.decision().remaining() == 0

@@ -12,6 +12,7 @@ import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -208,6 +209,66 @@ class LeasingTest {
         }
         guarded.close();
         assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isEqualTo(8);
+    }
+
+    @Test
+    void withRefillAheadNoRequestOfABusyKeyWaitsForALeaseCall() {
+        assertThat(requestsWaitingForALease(LeasePolicy.custom().refillAhead(true).build())).isZero();
+        assertThat(store.calls()).as("a lease call per batch, no request sent to the store").isLessThan(30);
+        assertThat(requestsWaitingForALease(LeasePolicy.ofDefaults())).as("without refill ahead").isPositive();
+    }
+
+    /**
+     * Of 300 requests of a busy key, leased already, on a store whose lease calls answer only after
+     * the request that made them (as a remote store's reply comes later), how many were not decided
+     * at once.
+     */
+    private long requestsWaitingForALease(LeasePolicy policy) {
+        Limit large = Limit.of(Algorithms.FIXED_WINDOW, 100_000, Duration.ofSeconds(100)).named("large");
+        GuardedStore guarded = guarded(policy);
+        for (int i = 0; i < 20; i++) {
+            assertThat(decide(guarded, large).allowed()).isTrue();
+        }
+        store.holdLeases(true);
+        long waiting = 0;
+        for (int i = 0; i < 300; i++) {
+            CompletableFuture<Decision> decision = guarded.tryAcquire("client", List.of(large), 1).toCompletableFuture();
+            waiting += decision.isDone() ? 0 : 1;
+            store.answerHeldLeases();
+            assertThat(decision.join().allowed()).isTrue();
+        }
+        store.holdLeases(false);
+        guarded.release();
+        return waiting;
+    }
+
+    @Test
+    void withRefillAheadClosingGivesBothLeasesOfAKeyBack() {
+        GuardedStore guarded = guarded(LeasePolicy.custom().refillAhead(true).build());
+        for (int i = 0; i < 23; i++) {
+            assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
+        }
+        guarded.release();
+        assertThat(count(StoreGuard.LEASE_RETURNED_TOKENS, "outcome", "returned")).isPositive();
+        assertThat(storeRemainingAfterOne(LONG_WINDOW)).as("every token held came back").isEqualTo(100 - 23 - 1);
+    }
+
+    @Test
+    void instancesLeasingAheadFromOneStoreNeverAdmitMoreThanTheLimit() {
+        List<GuardedStore> instances = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            instances.add(StoreGuard.custom().clockForTesting(clock).leasing(LeasePolicy.custom().refillAhead(true)
+                    .build()).blockCacheSize(0).build().guard(store));
+        }
+        for (int window = 0; window < 10; window++) {
+            long admitted = 0;
+            for (int i = 0; i < 500; i++) {
+                clock.advanceMicros(1_999);
+                admitted += decide(instances.get(i % 5), WINDOW).allowed() ? 1 : 0;
+            }
+            clock.advanceMicros(500);
+            assertThat(admitted).as("window %d", window).isLessThanOrEqualTo(100).isGreaterThanOrEqualTo(95);
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.sluice.api.Store;
 import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
@@ -35,6 +36,9 @@ final class OutageStore implements Store, InstanceCount {
     private final AtomicLong calls = new AtomicLong();
     private final AtomicLong waited = new AtomicLong();
     private volatile Mode mode = Mode.UP;
+    private volatile boolean holdLeases;
+    /** Lease calls held while {@link #holdLeases}: each leases from the real store when answered. */
+    private final List<Runnable> heldLeases = new ArrayList<>();
     private volatile OptionalInt instances = OptionalInt.empty();
 
     OutageStore(Store real) {
@@ -50,6 +54,22 @@ final class OutageStore implements Store, InstanceCount {
 
     void set(Mode mode) {
         this.mode = mode;
+    }
+
+    /** While on, lease calls (when up) answer only at {@link #answerHeldLeases}, as a remote store's later reply. */
+    void holdLeases(boolean hold) {
+        this.holdLeases = hold;
+    }
+
+    /** Answers every lease call held so far; how many there were. */
+    int answerHeldLeases() {
+        List<Runnable> answers;
+        synchronized (heldLeases) {
+            answers = new ArrayList<>(heldLeases);
+            heldLeases.clear();
+        }
+        answers.forEach(Runnable::run);
+        return answers.size();
     }
 
     void tellInstances(int instances) {
@@ -100,6 +120,19 @@ final class OutageStore implements Store, InstanceCount {
             case HUNG:
                 return new CompletableFuture<>();
             default:
+                if (holdLeases) {
+                    CompletableFuture<Lease> later = new CompletableFuture<>();
+                    synchronized (heldLeases) {
+                        heldLeases.add(() -> real.lease(key, limits, maxTokens).whenComplete((lease, failure) -> {
+                            if (failure != null) {
+                                later.completeExceptionally(failure);
+                            } else {
+                                later.complete(lease);
+                            }
+                        }));
+                    }
+                    return later;
+                }
                 return real.lease(key, limits, maxTokens);
         }
     }

@@ -49,8 +49,12 @@ class PolicyLeasingTest {
                   length-share: 0.5
                   min-tokens: 3
                   max-keys: 1000
+                  refill-ahead: true
                 """ + TIERS, "policy.yaml");
         LeasePolicy policy = config.leasing().orElseThrow();
+        assertThat(policy.refillAhead).isTrue();
+        assertThat(PolicyConfig.parse("leasing: {}\n" + TIERS, "policy.yaml").leasing().orElseThrow().refillAhead)
+                .isFalse();
         assertThat(policy.share).isEqualTo(0.05);
         assertThat(policy.lengthShare).isEqualTo(0.5);
         assertThat(policy.minTokens).isEqualTo(3);
@@ -65,6 +69,7 @@ class PolicyLeasingTest {
                   length-share: none
                   min-tokens: 0
                   lease: 1s
+                  refill-ahead: soon
                 """ + TIERS, "policy.yaml");
         assertThat(check.problems()).containsExactly(
                 new PolicyProblem("policy.yaml", 2, "share must be a share above 0% and at most 100%, such as 10% or "
@@ -73,7 +78,8 @@ class PolicyLeasingTest {
                         + "10% or 0.1: 'none'"),
                 new PolicyProblem("policy.yaml", 4, "min-tokens must be in 1..9223372036854775807: 0"),
                 new PolicyProblem("policy.yaml", 5, "unknown field 'lease' in leasing (expected one of "
-                        + "[length-share, max-keys, min-tokens, share])"));
+                        + "[length-share, max-keys, min-tokens, refill-ahead, share])"),
+                new PolicyProblem("policy.yaml", 6, "expected true or false, got 'soon'"));
     }
 
     @Test

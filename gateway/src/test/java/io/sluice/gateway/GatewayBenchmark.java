@@ -65,8 +65,9 @@ import org.jspecify.annotations.Nullable;
  *       proxy without the limiter forwarding the same request, and against the same server
  *       answering a fixed 429 of the same size without deciding (the limiter's own work is
  *       the difference).</li>
- *   <li>{@code leasing}: a gateway on Redis with local quota leasing, one without, and the
- *       proxy without the limiter; 10 busy keys, so that admitted requests are served from
+ *   <li>{@code leasing}: a gateway on Redis with local quota leasing, one leasing with refill
+ *       ahead (the next batch taken in the background), one without leasing, and the proxy
+ *       without the limiter; 10 busy keys, so that admitted requests are served from
  *       leases.</li>
  *   <li>{@code flood}: 100,000 requests with distinct invented API keys; the heap after a full GC
  *       and Redis's key count before and after show whether state was created for them.</li>
@@ -98,7 +99,7 @@ public final class GatewayBenchmark {
                     period: 1d
             """;
     /**
-     * A lease lasts a tenth of the shortest period (6 s here), and never past the end of a
+     * A lease lasts at most the shortest period (a minute here), and never past the end of a
      * fixed window; fixed windows, since a token bucket's lease ends when the bucket would be
      * full again: microseconds for a bucket this far from empty, so that every request would
      * lease anew.
@@ -311,16 +312,22 @@ public final class GatewayBenchmark {
         Path leased = config(dir, "leased", "redis", redis.uri(), LEASED_TIER, LEASED_KEYS);
         // The same policy with the policy file's leasing section (its defaults: 10% of the limit).
         Path withLeasing = config(dir, "with-leasing", "redis", redis.uri(), "leasing: {}\n" + LEASED_TIER, LEASED_KEYS);
+        // And with the next lease taken in the background before the current one is spent.
+        Path leasingAhead = config(dir, "leasing-ahead", "redis", redis.uri(), "leasing: {refill-ahead: true}\n"
+                + LEASED_TIER, LEASED_KEYS);
         try (Gateway withLeases = gateway(withLeasing, upstream, true);
+             Gateway withLeasesAhead = gateway(leasingAhead, upstream, true);
              Gateway onRedis = gateway(leased, upstream, true);
              Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
             Map<String, Probe> probes = new LinkedHashMap<>();
             probes.put("leasing on redis", http(withLeases));
+            probes.put("leasing ahead on redis", http(withLeasesAhead));
             probes.put("limiting on redis", http(onRedis));
             probes.put("not limiting", http(plain));
             Map<String, long[]> nanos = measure(probes, workers, requests, LEASED_KEYS, redis);
-            added(nanos, "not limiting", "leasing on redis", "limiting on redis");
-            System.out.println(storeCalls(withLeases));
+            added(nanos, "not limiting", "leasing on redis", "leasing ahead on redis", "limiting on redis");
+            System.out.println("leasing: " + storeCalls(withLeases));
+            System.out.println("leasing ahead: " + storeCalls(withLeasesAhead));
         }
     }
 
