@@ -160,14 +160,15 @@ end
 -- A client's key as every driver (decide.lua, lease.lua, give-back.lua) reads it once: the
 -- value's own table {2, base, then per limit: name, expiry, state}, with the expiries and the
 -- states' times made absolute in place and the name of an expired entry set to false (as if
--- it were absent); {2, now} when the key holds nothing. No table of entries or index by name:
+-- it were absent); {2, now} when the key holds nothing, its array sized for one limit's entry
+-- (put_state's, which would otherwise grow it twice). No table of entries or index by name:
 -- a client has a few limits, found by a scan (find_limit), and each table costs Redis an
 -- allocation and its garbage collection per decision. A value of another format is rejected,
 -- never misread.
 local function read_client(key, now)
   local value = redis.call('GET', key)
   if not value then
-    return { 2, now }
+    return { 2, now, nil, nil, nil }
   end
   local ok, fields = pcall(cmsgpack.unpack, value)
   if not ok or type(fields) ~= 'table' or fields[1] ~= 2 then
@@ -288,12 +289,4 @@ end
 local function integer(x)
   -- x + 0 turns a negative zero into zero.
   return string.format('%.0f', x + 0)
-end
-
--- The struct.pack format of a decision's reply: four big-endian 64-bit integers per limit.
-local function reply_format(limits)
-  if limits == 1 then
-    return '>i8i8i8i8'
-  end
-  return '>' .. string.rep('i8', 4 * limits)
 end
