@@ -43,6 +43,16 @@ public final class GridOperations implements AutoCloseable {
          * it without an executor), which so wakes every caller waiting for it.
          */
         @Nullable CompletableFuture<long[]> start(String key, GridOperation operation);
+
+        /**
+         * As {@link #start}, for an operation that only its caller waits for (a decision with no
+         * other waiting for its key): by default {@link #start}'s future. A store may return a
+         * wait on its cluster's own future, the answer read on the caller's thread.
+         */
+        default GridCalls.@Nullable Started<long[]> startAlone(String key, GridOperation operation) {
+            CompletableFuture<long[]> started = start(key, operation);
+            return started == null ? null : GridCalls.Started.of(started);
+        }
     }
 
     /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
@@ -72,9 +82,18 @@ public final class GridOperations implements AutoCloseable {
         this.calls = calls;
         this.onOwner = onOwner;
         this.testClock = testClock;
-        this.sameKey = new SameKeyDecisions(calls, (key, operation) -> {
-            CompletableFuture<long[]> started = start == null ? null : start.start(key, operation);
-            return started != null ? started : run(key, operation);
+        this.sameKey = new SameKeyDecisions(calls, new SameKeyDecisions.Sender() {
+            @Override
+            public CompletableFuture<long[]> start(String key, GridOperation operation) {
+                CompletableFuture<long[]> started = start == null ? null : start.start(key, operation);
+                return started != null ? started : run(key, operation);
+            }
+
+            @Override
+            public GridCalls.Started<long[]> startAlone(String key, GridOperation operation) {
+                GridCalls.Started<long[]> started = start == null ? null : start.startAlone(key, operation);
+                return started != null ? started : GridCalls.Started.of(run(key, operation));
+            }
         });
     }
 

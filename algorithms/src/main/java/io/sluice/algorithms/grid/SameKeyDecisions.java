@@ -41,6 +41,15 @@ final class SameKeyDecisions {
     interface Sender {
 
         CompletableFuture<long[]> start(String key, GridOperation operation);
+
+        /**
+         * Starts a lone decision's operation, which only its caller waits for: by default
+         * {@link #start}'s future. A store may wait for its cluster's own future instead and read
+         * the answer on the caller's thread, without a callback on the receiving thread.
+         */
+        default GridCalls.Started<long[]> startAlone(String key, GridOperation operation) {
+            return GridCalls.Started.of(start(key, operation));
+        }
     }
 
     private final GridCalls calls;
@@ -104,7 +113,7 @@ final class SameKeyDecisions {
     private long[] alone(Line line, GridOperation decision, long deadline) {
         try {
             try {
-                return sender.start(line.key, decision).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                return sender.startAlone(line.key, decision).await(deadline - System.nanoTime());
             } finally {
                 end(line, Line.ALONE);
             }

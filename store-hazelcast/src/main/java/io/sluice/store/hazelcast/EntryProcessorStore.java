@@ -3,6 +3,7 @@ package io.sluice.store.hazelcast;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.proxy.MapProxyImpl;
 import com.hazelcast.spi.impl.InternalCompletableFuture;
@@ -29,6 +30,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,12 +40,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>On a member, {@link #tryAcquireAndWait} (the path of {@code RateLimiter.decide}) starts
  * the invocation on the caller's thread and waits there with the store's timeout
- * ({@link StoreCapabilities#waitBound()}) for a future that the thread receiving the answer
- * completes, in a callback it runs itself, reading the answer once: it wakes the caller (and
- * every decision of a batch, see {@link GridOperations#tryAcquireAndWait}), as in a plain
- * {@code executeOnKey}. The callback is on the invocation's own future, from Hazelcast's
- * {@code MapProxyImpl.executeOnKeyInternal} (what {@code executeOnKey} waits for), with an
- * executor that runs it where it is called: not on {@code submitToKey}'s, which wraps it in a
+ * ({@link StoreCapabilities#waitBound()}). A lone decision (no other waiting for its key)
+ * waits for the invocation's own future, from Hazelcast's
+ * {@code MapProxyImpl.executeOnKeyInternal}, and reads the answer on its own thread once the
+ * answer wakes it, as a plain {@code executeOnKey} does. A batch (see
+ * {@link GridOperations#tryAcquireAndWait}) waits for a future that the thread receiving the
+ * answer completes, in a callback it runs itself on that same invocation future, reading the
+ * answer once: it wakes every decision of the batch. The callback has an executor that runs it
+ * where it is called: not on {@code submitToKey}'s future, which wraps it in a
  * {@code DelegatingCompletableFuture} that hands every answer to Hazelcast's default
  * asynchronous executor, and that executor starts a new thread per task when the common pool
  * has one thread (two cores): measured 3x to 6x the p50 of {@code executeOnKey}. Starting the
@@ -74,7 +78,17 @@ final class EntryProcessorStore implements Store, InstanceCount {
         this.operations = new GridOperations(
                 new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency),
                 (key, operation) -> map().executeOnKey(key, new ApplyLimits(operation)),
-                this::startOnMember, testClock);
+                new GridOperations.StartOnOwner() {
+                    @Override
+                    public @Nullable CompletableFuture<long[]> start(String key, GridOperation operation) {
+                        return startOnMember(key, operation);
+                    }
+
+                    @Override
+                    public GridCalls.@Nullable Started<long[]> startAlone(String key, GridOperation operation) {
+                        return startAloneOnMember(key, operation);
+                    }
+                }, testClock);
         this.capabilities = new StoreCapabilities(true, true, true, true, false, timeout);
         this.heartbeat = heartbeat;
     }
@@ -163,14 +177,11 @@ final class EntryProcessorStore implements Store, InstanceCount {
      * map's proxy exists.
      */
     private @Nullable CompletableFuture<long[]> startOnMember(String key, GridOperation operation) {
-        if (!(map instanceof MapProxyImpl<String, byte[]> member)
-                || !(instance instanceof SerializationServiceSupport serialization)) {
+        InternalCompletableFuture<Data> answer = invokeOnMember(key, operation);
+        if (answer == null) {
             return null;
         }
-        ApplyLimits processor = new ApplyLimits(operation);
-        // As executeOnKey does: a processor run on this member (its owner) reads this member's clock.
-        processor.setHazelcastInstance(instance);
-        InternalCompletableFuture<Data> answer = member.executeOnKeyInternal(key, processor);
+        SerializationService serialization = ((SerializationServiceSupport) instance).getSerializationService();
         CompletableFuture<long[]> reply = new CompletableFuture<>();
         // Run by the thread that receives the answer (an executor that runs the callback where it
         // is called): it reads the answer once, however many decisions of a batch wait for it.
@@ -180,12 +191,38 @@ final class EntryProcessorStore implements Store, InstanceCount {
                 return;
             }
             try {
-                reply.complete(serialization.getSerializationService().toObject(data));
+                reply.complete(serialization.toObject(data));
             } catch (RuntimeException e) {
                 reply.completeExceptionally(e);
             }
         }, Runnable::run);
         return reply;
+    }
+
+    /**
+     * {@code operation} of a lone decision started on the owner of {@code key} from a member's
+     * thread, waited for as {@code executeOnKey} waits: on the invocation's own future, the
+     * answer read on the caller's thread once it wakes, with no callback and no future of ours
+     * (see the class comment); {@code null} on a client or before the map's proxy exists.
+     */
+    private GridCalls.@Nullable Started<long[]> startAloneOnMember(String key, GridOperation operation) {
+        InternalCompletableFuture<Data> answer = invokeOnMember(key, operation);
+        if (answer == null) {
+            return null;
+        }
+        SerializationService serialization = ((SerializationServiceSupport) instance).getSerializationService();
+        return timeoutNanos -> serialization.toObject(answer.get(timeoutNanos, TimeUnit.NANOSECONDS));
+    }
+
+    /** The invocation of {@code operation} on the owner of {@code key}; {@code null} on a client or before the map's proxy exists. */
+    private @Nullable InternalCompletableFuture<Data> invokeOnMember(String key, GridOperation operation) {
+        if (!(map instanceof MapProxyImpl<String, byte[]> member) || !(instance instanceof SerializationServiceSupport)) {
+            return null;
+        }
+        ApplyLimits processor = new ApplyLimits(operation);
+        // As executeOnKey does: a processor run on this member (its owner) reads this member's clock.
+        processor.setHazelcastInstance(instance);
+        return member.executeOnKeyInternal(key, processor);
     }
 
     /**
