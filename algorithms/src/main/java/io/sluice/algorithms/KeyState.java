@@ -116,7 +116,19 @@ public final class KeyState {
             length += unsignedLength(nameBytes[i].length) + nameBytes[i].length + signedLength(expiries[i]);
             ByteBuffer bytes = encoded[i];
             long[] state = states[i];
-            int longs = bytes != null ? bytes.remaining() / Long.BYTES : storedLength(state);
+            if (bytes != null && SlidingLog.isSplice(state)) {
+                int spliced = SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state);
+                if (spliced <= FIXED_WIDTH_ABOVE) {
+                    // Short: written as variable-length integers, as the log it stands for would be.
+                    states[i] = SlidingLog.spliced(bytes.asLongBuffer(), state);
+                    encoded[i] = null;
+                    state = states[i];
+                    bytes = null;
+                }
+            }
+            int longs = bytes == null ? storedLength(state)
+                    : SlidingLog.isSplice(state) ? SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state)
+                    : bytes.remaining() / Long.BYTES;
             if (bytes != null || longs > FIXED_WIDTH_ABOVE) {
                 length += unsignedLength((long) longs << 1 | 1) + Long.BYTES * longs;
             } else {
@@ -135,6 +147,11 @@ public final class KeyState {
             writeSigned(out, expiries[i]);
             ByteBuffer bytes = encoded[i];
             long[] state = states[i];
+            if (bytes != null && SlidingLog.isSplice(state)) {
+                writeUnsigned(out, (long) SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state) << 1 | 1);
+                SlidingLog.writeSpliced(bytes, state, out);
+                continue;
+            }
             if (bytes != null) {
                 writeUnsigned(out, (long) bytes.remaining() / Long.BYTES << 1 | 1);
                 out.put(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
@@ -204,7 +221,7 @@ public final class KeyState {
             Limit limit = limits.get(i);
             int at = indexOf(limit.name());
             Algorithm algorithm = limit.algorithm();
-            if (algorithm instanceof Probing && !(at >= 0 && encoded[at] != null)) {
+            if (algorithm instanceof Probing && readInPlace(at) == null) {
                 ((Probing) algorithm).fold(fold, i, inputState(at), nowMicros, limit, cost);
             } else {
                 fold.add(i, transition(limit, at, nowMicros, cost, NewState.NONE));
@@ -222,7 +239,7 @@ public final class KeyState {
             Limit limit = limits.get(i);
             int at = indexOf(limit.name());
             Algorithm algorithm = limit.algorithm();
-            if (algorithm instanceof Probing && !(at >= 0 && encoded[at] != null)) {
+            if (algorithm instanceof Probing && readInPlace(at) == null) {
                 ((Probing) algorithm).charge(this, at, inputState(at), nowMicros, limit, cost);
             } else {
                 Transition admitted = transition(limit, at, nowMicros, cost, NewState.IN_PLACE);
@@ -281,7 +298,7 @@ public final class KeyState {
     private @Nullable Decision denial(Limit limit, long nowMicros, long cost, long atLeast) {
         int at = liveIndexOf(limit, nowMicros);
         Algorithm algorithm = limit.algorithm();
-        ByteBuffer bytes = at < 0 ? null : encoded[at];
+        ByteBuffer bytes = readInPlace(at);
         if (bytes != null && algorithm instanceof SlidingLog) {
             return Decisions.denial(limit,
                     ((SlidingLog) algorithm).transition(bytes.asLongBuffer(), nowMicros, limit, cost, false), atLeast);
@@ -428,7 +445,7 @@ public final class KeyState {
      * it runs, and a reader without its lock ({@link #denial}) validates what it read.
      */
     private Transition transition(Limit limit, int at, long nowMicros, long cost, NewState newState) {
-        ByteBuffer bytes = at < 0 ? null : encoded[at];
+        ByteBuffer bytes = readInPlace(at);
         Algorithm algorithm = limit.algorithm();
         if (bytes != null && algorithm instanceof SlidingLog) {
             return ((SlidingLog) algorithm).transition(bytes.asLongBuffer(), nowMicros, limit, cost,
@@ -472,11 +489,22 @@ public final class KeyState {
         return states[at];
     }
 
+    /**
+     * The encoded longs of the state at {@code at} when a sliding log can decide on them in
+     * place: still encoded, and not admitted into since ({@link #put}); else {@code null}.
+     */
+    private @Nullable ByteBuffer readInPlace(int at) {
+        return at >= 0 && states[at] == NOT_DECODED ? encoded[at] : null;
+    }
+
     /** The state at {@code at} as an array, decoded into a new one if it is still encoded, which stays so. */
     private long[] decodedCopy(int at) {
         ByteBuffer bytes = encoded[at];
         if (bytes == null) {
             return states[at];
+        }
+        if (SlidingLog.isSplice(states[at])) {
+            return SlidingLog.spliced(bytes.asLongBuffer(), states[at]);
         }
         long[] state = new long[bytes.remaining() / Long.BYTES];
         bytes.asLongBuffer().get(state);
@@ -505,7 +533,10 @@ public final class KeyState {
             names[at] = name;
         }
         states[at] = state;
-        encoded[at] = null;
+        if (!SlidingLog.isSplice(state)) {
+            // A splice describes a sliding log by its encoding, which it keeps (see encode).
+            encoded[at] = null;
+        }
         expiries[at] = expiresAtMicros;
     }
 
@@ -515,6 +546,7 @@ public final class KeyState {
      */
     private void remove(int at) {
         long[] removed = states[at];
+        boolean spare = removed.length <= FIXED_WIDTH_ABOVE && encoded[at] == null;
         int after = size - at - 1;
         System.arraycopy(names, at + 1, names, at, after);
         System.arraycopy(states, at + 1, states, at, after);
@@ -522,8 +554,9 @@ public final class KeyState {
         System.arraycopy(expiries, at + 1, expiries, at, after);
         size--;
         names[size] = null;
-        // Not a long one (a sliding log's): that would hold its memory, and no other state fits it.
-        states[size] = removed.length <= FIXED_WIDTH_ABOVE ? removed : null;
+        // Not a long one (a sliding log's): that would hold its memory, and no other state fits
+        // it; nor one that stood for an encoding (NOT_DECODED, a splice).
+        states[size] = spare ? removed : null;
         encoded[size] = null;
     }
 

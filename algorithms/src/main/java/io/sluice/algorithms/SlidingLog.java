@@ -4,6 +4,7 @@ import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
+import java.nio.ByteBuffer;
 import java.nio.LongBuffer;
 import org.jspecify.annotations.Nullable;
 
@@ -47,6 +48,8 @@ final class SlidingLog implements Probing {
      * {@code KeyState} arrays (its encoding is format 2).
      */
     static final long TAG_IN_PLACE = ID * 256 + 3;
+    /** The tag of a {@linkplain #isSplice splice}: never a state that is stored. */
+    static final long TAG_SPLICE = ID * 256 + 4;
     static final String NAME = "sliding-log";
 
     /** Where an in-place log keeps the index of its first kept entry, and the index past its last. */
@@ -106,10 +109,12 @@ final class SlidingLog implements Probing {
     }
 
     /**
-     * As {@link #transition(long[], long, Limit, long, NewState)}, with {@code build} false for
-     * {@link NewState#NONE}, on a state read in place
-     * (a {@link KeyState} encoding's fixed-width longs): a denial reads the entries its two
-     * searches visit, and an admission copies only the live ones, into a log of format 2.
+     * As {@link #transition(long[], long, Limit, long, NewState)} on a state read in place (a
+     * {@link KeyState} encoding's fixed-width longs): a denial reads the entries its two
+     * searches visit. With {@code build}, an admission's state is a {@linkplain #isSplice
+     * splice}: what to write in place of this log (its live entries and the admission), which
+     * {@code KeyState} keeps beside the encoding and writes from it ({@link #writeSpliced}), so
+     * that a grid store's admission copies the log once, into the new value.
      */
     Transition transition(LongBuffer state, long nowMicros, Limit limit, long cost, boolean build) {
         if (state.limit() < 2 || state.limit() % 2 != 0 || state.get(0) != TAG) {
@@ -117,8 +122,66 @@ final class SlidingLog implements Probing {
             state.get(0, other);
             return transition(other, nowMicros, limit, cost, build ? NewState.NEW : NewState.NONE);
         }
-        return transition(state, 2, state.limit(), null, nowMicros, limit, cost,
-                build ? NewState.NEW : NewState.NONE);
+        Transition transition = transition(state, 2, state.limit(), null, nowMicros, limit, cost, NewState.NONE);
+        if (!build || !transition.allowed()) {
+            return transition;
+        }
+        return Transition.allowed(transition.remaining(), transition.resetAfterMicros(),
+                splice(state, nowMicros, limit.periodMicros(), cost));
+    }
+
+    /** The splice of an admission of {@code cost} at {@code nowMicros} on the log of format 2 {@code log}. */
+    private static long[] splice(LongBuffer log, long nowMicros, long period, long cost) {
+        int end = log.limit();
+        int first = firstLive(log, 2, end, nowMicros - period);
+        long lastTime = first == end ? 0 : log.get(end - 2);
+        boolean merge = first < end && lastTime >= nowMicros;
+        return new long[] {TAG_SPLICE, first, merge ? lastTime : nowMicros, log.get(end - 1) + cost, merge ? 1 : 0};
+    }
+
+    /**
+     * Whether {@code state} is a splice: {@code [TAG_SPLICE, first, time, total, merged]}, the
+     * log of format 2 that an admission on an encoded log leaves, described by what it keeps
+     * of that log (its entries from index {@code first}, the total before them as the base)
+     * and the admission: an entry {@code (time, total)}, which replaces the newest when
+     * {@code merged} is 1. Never stored: {@link KeyState} writes the log it stands for.
+     */
+    static boolean isSplice(long[] state) {
+        return state.length == 5 && state[0] == TAG_SPLICE;
+    }
+
+    /** The log of format 2 that {@code splice} of {@code log} stands for, as a new array. */
+    static long[] spliced(LongBuffer log, long[] splice) {
+        return appended(log, (int) splice[1], log.limit(), splice[2], splice[3], splice[4] == 1);
+    }
+
+    /** The longs of the log of format 2 that {@code splice} of a log of {@code logLongs} longs stands for. */
+    static int splicedLength(int logLongs, long[] splice) {
+        return 2 + logLongs - (int) splice[1] + (splice[4] == 1 ? 0 : 2);
+    }
+
+    /**
+     * Writes the log of format 2 that {@code splice} of the encoded log {@code log} (a heap
+     * buffer's big-endian longs) stands for into {@code out}, as fixed-width longs: the kept
+     * entries' bytes copied as they are (rebased, long by long, only when the base grew large).
+     */
+    static void writeSpliced(ByteBuffer log, long[] splice, ByteBuffer out) {
+        int first = (int) splice[1];
+        boolean merge = splice[4] == 1;
+        int end = log.remaining() / Long.BYTES;
+        int kept = end - first - (merge ? 2 : 0);
+        long prior = log.getLong(log.position() + Long.BYTES * (first - 1));
+        long rebase = prior > REBASE_ABOVE ? prior : 0;
+        out.putLong(TAG).putLong(prior - rebase);
+        if (rebase == 0) {
+            out.put(log.array(), log.arrayOffset() + log.position() + Long.BYTES * first, Long.BYTES * kept);
+        } else {
+            for (int i = first; i < first + kept; i += 2) {
+                out.putLong(log.getLong(log.position() + Long.BYTES * i))
+                        .putLong(log.getLong(log.position() + Long.BYTES * (i + 1)) - rebase);
+            }
+        }
+        out.putLong(splice[2]).putLong(splice[3] - rebase);
     }
 
     /**

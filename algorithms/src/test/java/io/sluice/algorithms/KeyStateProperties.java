@@ -72,6 +72,29 @@ class KeyStateProperties {
         }
     }
 
+    /**
+     * A grid store's member decodes the stored bytes for every request, so a sliding log is
+     * admitted into as a splice of its encoding; a local store keeps its state, so the log is
+     * admitted into in place: both decide the same, and write the same bytes.
+     */
+    @Property(tries = 200)
+    void aStateDecodedForEveryRequestDecidesAndWritesAsOneKeptInMemory(@ForAll("runs") Run run) {
+        KeyState kept = KeyState.empty();
+        byte[] stored = kept.encode();
+        long now = run.startMicros();
+        for (Request request : run.requests()) {
+            now += request.waitMicros();
+            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            KeyState decoded = KeyState.decode(stored);
+            Decision fromStored = decoded.tryAcquire(limits, now, request.cost());
+            assertThat(fromStored).isEqualTo(kept.tryAcquire(limits, now, request.cost()));
+            byte[] written = decoded.encode();
+            assertThat(written).as("%s at %d", limits, now).isEqualTo(kept.encode());
+            assertThat(KeyState.decode(written).encode()).isEqualTo(written);
+            stored = written;
+        }
+    }
+
     @Property(tries = 200)
     void aDenialIsTryAcquiresDecisionWhenItDeniesAndChangesNothing(@ForAll("runs") Run run) {
         KeyState state = KeyState.empty();

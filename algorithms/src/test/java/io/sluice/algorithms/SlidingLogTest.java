@@ -149,6 +149,67 @@ class SlidingLogTest {
         assertThat(KeyState.decode(bytes).encode()).isEqualTo(bytes);
     }
 
+    @Test
+    void anAdmissionOnAnEncodedLogIsWrittenAsTheLogOfFormat2ItLeaves() {
+        Limit ten = Limit.of(Algorithms.SLIDING_LOG, 10, Duration.ofSeconds(1)).named("log");
+        // Entries at 100 (cost 1), 200 (2), 300 (1), 400 (1), 500 (1): at 1_000_150 the first expired.
+        long[] log = {SlidingLog.TAG, 7, 100, 8, 200, 10, 300, 11, 400, 12, 500, 13};
+        KeyState decoded = KeyState.decode(encodedLog("log", 5_000_000, log));
+        assertThat(decoded.tryAcquire(List.of(ten), 1_000_150, 2).remaining()).isEqualTo(3);
+        assertThat(fixedLongs(decoded.encode(), 12))
+                .containsExactly(SlidingLog.TAG, 8, 200, 10, 300, 11, 400, 12, 500, 13, 1_000_150, 15);
+        // A second admission at the same microsecond, on the same state: merged into the newest entry.
+        assertThat(decoded.tryAcquire(List.of(ten), 1_000_150, 1).remaining()).isEqualTo(2);
+        assertThat(fixedLongs(decoded.encode(), 12))
+                .containsExactly(SlidingLog.TAG, 8, 200, 10, 300, 11, 400, 12, 500, 13, 1_000_150, 16);
+    }
+
+    @Test
+    void anAdmissionOnAnEncodedLogOfALargeBaseIsWrittenRebased() {
+        long base = SlidingLog.REBASE_ABOVE + 10;
+        long[] log = {SlidingLog.TAG, base - 2, 100, base - 1, 200, base, 300, base + 1, 400, base + 2};
+        KeyState decoded = KeyState.decode(encodedLog("log", 5_000_000, log));
+        assertThat(decoded.tryAcquire(List.of(FIVE_PER_SECOND.named("log")), 1_000_150, 1).allowed()).isTrue();
+        assertThat(fixedLongs(decoded.encode(), 10)).containsExactly(SlidingLog.TAG, 0, 200, 1, 300, 2, 400, 3,
+                1_000_150, 4);
+    }
+
+    @Test
+    void anAdmissionThatLeavesAShortLogWritesItAsVariableLengthIntegersAsBefore() {
+        List<Limit> five = List.of(FIVE_PER_SECOND.named("log"));
+        KeyState kept = KeyState.empty();
+        for (long t : new long[] {100, 200, 300, 400}) {
+            kept.tryAcquire(five, t, 1);
+        }
+        KeyState decoded = KeyState.decode(kept.encode());
+        // At 1_000_350 only the entry at 400 is live: a log of 6 longs, written as varints.
+        assertThat(decoded.tryAcquire(five, 1_000_350, 1).allowed()).isTrue();
+        assertThat(kept.tryAcquire(five, 1_000_350, 1).allowed()).isTrue();
+        byte[] written = decoded.encode();
+        assertThat(written).isEqualTo(kept.encode()).hasSizeLessThan(6 * Long.BYTES);
+    }
+
+    /** A {@link KeyState} encoding (format 2) of one limit whose state is {@code log}, in fixed-width longs. */
+    private static byte[] encodedLog(String name, long expiresAtMicros, long[] log) {
+        ByteBuffer out = ByteBuffer.allocate(64 + Long.BYTES * log.length);
+        out.put(KeyState.FORMAT_VERSION).put((byte) 1).put((byte) name.length()).put(name.getBytes());
+        long zigZag = expiresAtMicros << 1;
+        while ((zigZag & ~0x7FL) != 0) {
+            out.put((byte) ((zigZag & 0x7F) | 0x80));
+            zigZag >>>= 7;
+        }
+        out.put((byte) zigZag).put((byte) (log.length << 1 | 1));
+        out.asLongBuffer().put(log);
+        return java.util.Arrays.copyOf(out.array(), out.position() + Long.BYTES * log.length);
+    }
+
+    /** The last {@code count} longs of an encoding: its last state's, when fixed-width. */
+    private static long[] fixedLongs(byte[] bytes, int count) {
+        long[] longs = new long[count];
+        ByteBuffer.wrap(bytes, bytes.length - Long.BYTES * count, Long.BYTES * count).asLongBuffer().get(longs);
+        return longs;
+    }
+
     /** An in-place log of one admission of cost 1 at each of {@code times}. */
     private static long[] inPlace(Limit limit, long... times) {
         long[] log = null;
