@@ -214,9 +214,21 @@ final class SlidingLog implements Probing {
         // One Transition, built in one place (see Probing).
         return Transition.of(allowed, exceeds, allowed ? permits - used - cost : Math.max(0, permits - used),
                 allowed ? entryTime + period - nowMicros : allExpireAfter, retryAfter,
-                !allowed ? storedState : newState == NewState.NONE ? Checks.NO_STATE
-                        : newState == NewState.NEW ? appended(log, first, end, entryTime, total + cost, merge)
-                        : appendedInPlace(storedState, log, first, end, entryTime, total + cost, merge));
+                !allowed ? storedState : built(newState, storedState, log, first, end, entryTime, total + cost, merge));
+    }
+
+    /**
+     * An admission's new state as {@code newState} says (see {@link #appended} and
+     * {@link #appendedInPlace}); apart from the transition, which then stays small enough for
+     * the JIT to inline it (see {@link Probing}).
+     */
+    private static long[] built(NewState newState, long @Nullable [] storedState, LongBuffer log, int first, int end,
+                                long entryTime, long newTotal, boolean merge) {
+        if (newState == NewState.NONE) {
+            return Checks.NO_STATE;
+        }
+        return newState == NewState.NEW ? appended(log, first, end, entryTime, newTotal, merge)
+                : appendedInPlace(storedState, log, first, end, entryTime, newTotal, merge);
     }
 
     /**
