@@ -1,0 +1,117 @@
+package io.sluice.jmh;
+
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Decision;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.store.hazelcast.HazelcastStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One sliding-log decision on a real two-member Hazelcast cluster ({@link HazelcastCluster}:
+ * the key owned by the member in the other JVM, the map's one backup on the caller's member),
+ * on a hot key whose log holds {@code permits} entries: what {@link GridSlidingLogBenchmark}
+ * leaves out (the call, the owner storing the new value, its backup) included. The store
+ * decides at the caller's virtual clock, so that every decision is the same {@link Outcome},
+ * as in {@link LocalSlidingLogBenchmark}. Run with {@code -jvmArgsAppend} of
+ * {@link HazelcastCluster#JVM_ARGS}; it uses only the store's public API, so it also runs
+ * against an older Sluice for a before-and-after.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 2)
+@Fork(1)
+public class HazelcastSlidingLogBenchmark {
+
+    /** What every decision of a run does. */
+    public enum Outcome {
+        /** The oldest entry has just expired: admitted, the log keeps its length, the value is written. */
+        ADMISSION,
+        /** The log is full and none of it has expired: denied, nothing written. */
+        DENIAL
+    }
+
+    private static final long T0 = 1_764_000_000_000_000L;
+    private static final long STEP_MICROS = 10;
+
+    /** The limit's permits: the log's entries. */
+    @Param({"1000", "10000"})
+    public int permits;
+
+    /** What every decision does. */
+    @Param
+    public Outcome outcome;
+
+    /** The caller's virtual clock, in microseconds since the epoch; one benchmark thread moves it. */
+    private volatile long nowMicros;
+    private @Nullable HazelcastCluster cluster;
+    private Store store;
+    private List<Limit> limits;
+    private String key;
+
+    /** The cluster, a store on the virtual clock, and a log of {@code permits} entries, one every 10 us. */
+    @Setup(Level.Trial)
+    public void fillTheLog() {
+        cluster = HazelcastCluster.start();
+        store = HazelcastStore.builder(cluster.caller()).mapName("sluice-jmh-sliding-log")
+                .timeout(Duration.ofSeconds(10)).countInstances(false).clockForTesting(() -> nowMicros).build();
+        Duration period = Duration.ofNanos(STEP_MICROS * permits * 1_000);
+        limits = List.of(Limit.of(Algorithms.SLIDING_LOG, permits, period).named("log"));
+        String candidate = "hot-key";
+        for (int i = 0; !cluster.ownedByRemote(candidate); i++) {
+            candidate = "hot-key-" + i;
+        }
+        key = candidate;
+        for (int i = 0; i < permits; i++) {
+            nowMicros = T0 + STEP_MICROS * i;
+            if (!store.tryAcquireAndWait(key, limits, 1).allowed()) {
+                throw new IllegalStateException("the log did not fill: " + i);
+            }
+        }
+    }
+
+    /** Closes the store, then the cluster. */
+    @TearDown(Level.Trial)
+    public void close() throws Exception {
+        try {
+            store.close();
+        } finally {
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+    }
+
+    /** One decision; the clock moves 10 us first for an admission, not at all for a denial. */
+    @Benchmark
+    public boolean decide() {
+        if (outcome == Outcome.ADMISSION) {
+            nowMicros += STEP_MICROS;
+        } else {
+            nowMicros = T0 + STEP_MICROS * (permits - 1) + 1;
+        }
+        Decision decision = store.tryAcquireAndWait(key, limits, 1);
+        if (decision.allowed() != (outcome == Outcome.ADMISSION)) {
+            throw new IllegalStateException("expected " + outcome + ": " + decision);
+        }
+        return decision.allowed();
+    }
+}
