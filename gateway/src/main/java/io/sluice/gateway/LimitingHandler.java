@@ -27,30 +27,46 @@ import org.jspecify.annotations.Nullable;
  * request goes on with the rate-limit fields already on its response; any other is answered
  * here. The decision does not hold a server thread while the store answers. What follows an
  * answer that came from another thread (a Redis reply on Lettuce's I/O thread) runs on that
- * thread when no other decision of this handler is waiting for the store, and on the server's
- * threads otherwise.
+ * thread while at most {@link #FORWARD_WHILE_WAITING} other decisions of this handler are
+ * waiting for the store, and on the server's threads when more are.
  *
  * <p>Why: handing the request back to the server's threads wakes one of them for every
  * request, and on a busy machine a woken thread waits for a CPU, which the tail of the latency
  * shows; going on where the answer arrived saves that wake-up. But the store's I/O thread reads
  * the replies of all decisions, and a reply that arrives while it forwards a request waits; so
- * while other decisions are waiting it hands the request back, and the forwarding never
- * becomes one thread's work for a busy gateway. The forwarding does not block (Jetty's proxy
- * sends with its client's non-blocking I/O).
+ * when many decisions are waiting it hands the request back, and the forwarding never becomes
+ * one thread's work for a busy gateway. The forwarding does not block (Jetty's proxy sends
+ * with its client's non-blocking I/O).
  */
 final class LimitingHandler extends Handler.Wrapper {
 
     private static final System.Logger LOGGER = System.getLogger(LimitingHandler.class.getName());
 
+    /**
+     * How many other decisions may wait for the store while the thread that completed one goes
+     * on with its request: a few forwardings (about 0.05 ms each at the median) delay a reply
+     * less than a server thread's wake-up does in the tail on a busy machine (with four
+     * load-generating workers on two cores, the slowest 1% of the decisions handed back waited
+     * 4.3 ms for that thread; docs/benchmarks-history.md).
+     */
+    static final int FORWARD_WHILE_WAITING = 4;
+
     private final HttpRateLimiter limiter;
     private final DecisionRecorder recorder;
+    private final int forwardWhileWaiting;
     /** Decisions this handler waits for, that were not made at once. */
     private final AtomicInteger waiting = new AtomicInteger();
 
     LimitingHandler(HttpRateLimiter limiter, DecisionRecorder recorder, Handler next) {
+        this(limiter, recorder, next, FORWARD_WHILE_WAITING);
+    }
+
+    /** With {@code forwardWhileWaiting} in place of {@link #FORWARD_WHILE_WAITING}, for tests. */
+    LimitingHandler(HttpRateLimiter limiter, DecisionRecorder recorder, Handler next, int forwardWhileWaiting) {
         super(next);
         this.limiter = limiter;
         this.recorder = recorder;
+        this.forwardWhileWaiting = forwardWhileWaiting;
     }
 
     @Override
@@ -77,12 +93,12 @@ final class LimitingHandler extends Handler.Wrapper {
                 if (timing != null) {
                     timing.decided();
                 }
-                if (waiting.decrementAndGet() == 0) {
-                    // No other decision waits for a reply that this forwarding would hold up: no hand-over.
+                if (waiting.decrementAndGet() <= forwardWhileWaiting) {
+                    // Few other decisions wait for a reply that this forwarding would hold up: no hand-over.
                     complete(request, response, callback, start, decision, timing, false);
                     return;
                 }
-                // Other decisions wait, whose replies the store's I/O thread (Lettuce's one event
+                // Many other decisions wait, whose replies the store's I/O thread (Lettuce's one event
                 // loop for all of a Redis store's calls) would read only after this forwarding.
                 Executor serverThreads = request.getComponents().getExecutor();
                 try {

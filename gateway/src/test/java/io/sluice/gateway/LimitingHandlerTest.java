@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Where the handler wrapped by the {@link LimitingHandler} runs: on the thread that completed
  * the store's decision (for Redis, Lettuce's one I/O thread for all of the store's replies)
- * when no other decision waits, on the server's threads when one does, and without a
+ * while few other decisions wait, on the server's threads when more do, and without a
  * hand-over when the decision was made at once.
  */
 class LimitingHandlerTest {
@@ -89,13 +89,14 @@ class LimitingHandlerTest {
 
     /**
      * Two requests wait for the store, which answers them one after the other on its thread:
-     * the first answer comes while the second request still waits, so the first goes back to
-     * the server's threads; the second, the last one waiting, goes on where its answer came.
+     * the first answer comes while the second request still waits, one more than this handler
+     * forwards beside, so the first goes back to the server's threads; the second, the last
+     * one waiting, goes on where its answer came.
      */
     @Test
-    void aDecisionCompletedWhileAnotherWaitsIsForwardedOnTheServersThreads() throws Exception {
+    void aDecisionCompletedWhileMoreThanTheAllowedOthersWaitIsForwardedOnTheServersThreads() throws Exception {
         handled = new CountDownLatch(2);
-        start(new CompletingElsewhere(LocalStore.builder().build()));
+        start(new CompletingElsewhere(LocalStore.builder().build()), 0);
 
         CompletableFuture<HttpResponse<String>> first = getAsync("the-key");
         CompletableFuture<HttpResponse<String>> second = getAsync("another-key");
@@ -105,6 +106,20 @@ class LimitingHandlerTest {
         // Which request's answer the store's thread completes first is not fixed: one went each way.
         assertThat(forwardedOnByKey.values()).hasSize(2).containsOnlyOnce(STORE_THREAD)
                 .anySatisfy(thread -> assertThat(thread).startsWith("qtp"));
+    }
+
+    /** As above with the gateway's setting: one other decision waiting is not enough to hand a request back. */
+    @Test
+    void aDecisionCompletedWhileAFewOthersWaitIsForwardedOnTheStoresThread() throws Exception {
+        handled = new CountDownLatch(2);
+        start(new CompletingElsewhere(LocalStore.builder().build()));
+
+        CompletableFuture<HttpResponse<String>> first = getAsync("the-key");
+        CompletableFuture<HttpResponse<String>> second = getAsync("another-key");
+
+        assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        assertThat(forwardedOnByKey.values()).containsExactly(STORE_THREAD, STORE_THREAD);
     }
 
     /** With a recording on, a decision from the store's thread leaves its timing: where its time went, and the hand-off. */
@@ -141,6 +156,10 @@ class LimitingHandlerTest {
     }
 
     private void start(Store store) throws Exception {
+        start(store, LimitingHandler.FORWARD_WHILE_WAITING);
+    }
+
+    private void start(Store store, int forwardWhileWaiting) throws Exception {
         // The store below answers only once the handler returned, which a loaded machine may
         // delay past the default timeout (class loading of the first request): a timed-out
         // decision would be a 503 and say nothing about threads.
@@ -163,7 +182,7 @@ class LimitingHandlerTest {
         connector.setHost("127.0.0.1");
         server.addConnector(connector);
         LimitingHandler limiting = new LimitingHandler(limiter,
-                new DecisionRecorder(new SimpleMeterRegistry(), new TopDenied(10)), upstream);
+                new DecisionRecorder(new SimpleMeterRegistry(), new TopDenied(10)), upstream, forwardWhileWaiting);
         server.setHandler(new Handler.Wrapper(limiting) {
             @Override
             public boolean handle(Request request, Response response, Callback callback) throws Exception {
