@@ -1,5 +1,8 @@
 package io.sluice.jmh;
 
+import static io.sluice.jmh.SlidingLogOutcome.FIRST_ENTRY_MICROS;
+import static io.sluice.jmh.SlidingLogOutcome.STEP_MICROS;
+
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.KeyState;
 import io.sluice.algorithms.grid.GridRequest;
@@ -35,24 +38,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class GridSlidingLogBenchmark {
 
-    /** What the decision does. */
-    public enum Outcome {
-        /** The log is full: denied, nothing written. */
-        DENIAL,
-        /** The oldest entry has just expired: admitted, the new log encoded. */
-        ADMISSION
-    }
-
-    private static final long T0 = 1_764_000_000_000_000L;
-    private static final long STEP_MICROS = 10;
-
     /** The limit's permits: the log's entries when it is full. */
     @Param({"1000", "10000"})
     public int permits;
 
     /** What the decision does. */
     @Param
-    public Outcome outcome;
+    public SlidingLogOutcome outcome;
 
     private byte[] stored;
     private byte[] request;
@@ -64,15 +56,16 @@ public class GridSlidingLogBenchmark {
         List<Limit> limits = List.of(Limit.of(Algorithms.SLIDING_LOG, permits, period).named("log"));
         KeyState state = KeyState.empty();
         for (int i = 0; i < permits; i++) {
-            if (!state.tryAcquire(limits, T0 + STEP_MICROS * i, 1).allowed()) {
+            if (!state.tryAcquire(limits, FIRST_ENTRY_MICROS + STEP_MICROS * i, 1).allowed()) {
                 throw new IllegalStateException("the log did not fill: " + i);
             }
         }
         stored = state.encode();
-        long now = outcome == Outcome.DENIAL ? T0 + STEP_MICROS * permits : T0 + period.toNanos() / 1_000;
+        long now = outcome == SlidingLogOutcome.DENIAL ? FIRST_ENTRY_MICROS + STEP_MICROS * permits
+                : FIRST_ENTRY_MICROS + period.toNanos() / 1_000;
         request = GridRequest.encode(limits, 1, now);
         GridRequest.Outcome check = decide();
-        if (check.write() != (outcome == Outcome.ADMISSION)) {
+        if (check.write() != (outcome == SlidingLogOutcome.ADMISSION)) {
             throw new IllegalStateException("expected " + outcome + ", got write=" + check.write());
         }
     }

@@ -1,5 +1,8 @@
 package io.sluice.jmh;
 
+import static io.sluice.jmh.SlidingLogOutcome.FIRST_ENTRY_MICROS;
+import static io.sluice.jmh.SlidingLogOutcome.STEP_MICROS;
+
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
@@ -28,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * the key owned by the member in the other JVM, the map's one backup on the caller's member),
  * on a hot key whose log holds {@code permits} entries: what {@link GridSlidingLogBenchmark}
  * leaves out (the call, the owner storing the new value, its backup) included. The store
- * decides at the caller's virtual clock, so that every decision is the same {@link Outcome},
+ * decides at the caller's virtual clock, so that every decision is the same {@link SlidingLogOutcome},
  * as in {@link LocalSlidingLogBenchmark}. Run with {@code -jvmArgsAppend} of
  * {@link HazelcastCluster#JVM_ARGS}; it uses only the store's public API, so it also runs
  * against an older Sluice for a before-and-after.
@@ -41,24 +44,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class HazelcastSlidingLogBenchmark {
 
-    /** What every decision of a run does. */
-    public enum Outcome {
-        /** The oldest entry has just expired: admitted, the log keeps its length, the value is written. */
-        ADMISSION,
-        /** The log is full and none of it has expired: denied, nothing written. */
-        DENIAL
-    }
-
-    private static final long T0 = 1_764_000_000_000_000L;
-    private static final long STEP_MICROS = 10;
-
     /** The limit's permits: the log's entries. */
     @Param({"1000", "10000"})
     public int permits;
 
     /** What every decision does. */
     @Param
-    public Outcome outcome;
+    public SlidingLogOutcome outcome;
 
     /** The caller's virtual clock, in microseconds since the epoch; one benchmark thread moves it. */
     private volatile long nowMicros;
@@ -81,7 +73,7 @@ public class HazelcastSlidingLogBenchmark {
         }
         key = candidate;
         for (int i = 0; i < permits; i++) {
-            nowMicros = T0 + STEP_MICROS * i;
+            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * i;
             if (!store.tryAcquireAndWait(key, limits, 1).allowed()) {
                 throw new IllegalStateException("the log did not fill: " + i);
             }
@@ -103,13 +95,13 @@ public class HazelcastSlidingLogBenchmark {
     /** One decision; the clock moves 10 us first for an admission, not at all for a denial. */
     @Benchmark
     public boolean decide() {
-        if (outcome == Outcome.ADMISSION) {
+        if (outcome == SlidingLogOutcome.ADMISSION) {
             nowMicros += STEP_MICROS;
         } else {
-            nowMicros = T0 + STEP_MICROS * (permits - 1) + 1;
+            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * (permits - 1) + 1;
         }
         Decision decision = store.tryAcquireAndWait(key, limits, 1);
-        if (decision.allowed() != (outcome == Outcome.ADMISSION)) {
+        if (decision.allowed() != (outcome == SlidingLogOutcome.ADMISSION)) {
             throw new IllegalStateException("expected " + outcome + ": " + decision);
         }
         return decision.allowed();

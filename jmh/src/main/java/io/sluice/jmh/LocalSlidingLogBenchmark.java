@@ -1,5 +1,8 @@
 package io.sluice.jmh;
 
+import static io.sluice.jmh.SlidingLogOutcome.FIRST_ENTRY_MICROS;
+import static io.sluice.jmh.SlidingLogOutcome.STEP_MICROS;
+
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
@@ -25,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One sliding-log decision in the local store on a hot key whose log holds {@code permits}
  * entries (issue 10: a decision's cost must not grow with the log). The store runs on a
- * virtual clock, so that every decision of a run is the same {@link Outcome}: an
+ * virtual clock, so that every decision of a run is the same {@link SlidingLogOutcome}: an
  * {@code ADMISSION} of a log in its steady state (each decision 10 us after the one before,
  * the period {@code permits} times that, so each admission expires the oldest entry and the
  * log keeps its length), or a {@code DENIAL} of a full log (the clock held just after its
@@ -41,16 +44,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class LocalSlidingLogBenchmark {
 
-    /** What every decision of a run does. */
-    public enum Outcome {
-        /** The oldest entry has just expired: admitted, the log keeps its length. */
-        ADMISSION,
-        /** The log is full and none of it has expired: denied. */
-        DENIAL
-    }
-
-    private static final long T0 = 1_764_000_000_000_000L;
-    private static final long STEP_MICROS = 10;
     private static final String KEY = "hot-key";
 
     /** The limit's permits: the log's entries. */
@@ -59,7 +52,7 @@ public class LocalSlidingLogBenchmark {
 
     /** What every decision does. */
     @Param
-    public Outcome outcome;
+    public SlidingLogOutcome outcome;
 
     /** The store's virtual clock, in microseconds since the epoch; read by the store on this thread only. */
     private long nowMicros;
@@ -73,7 +66,7 @@ public class LocalSlidingLogBenchmark {
         Duration period = Duration.ofNanos(STEP_MICROS * permits * 1_000);
         limits = List.of(Limit.of(Algorithms.SLIDING_LOG, permits, period).named("log"));
         for (int i = 0; i < permits; i++) {
-            nowMicros = T0 + STEP_MICROS * i;
+            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * i;
             if (!store.tryAcquireAndWait(KEY, limits, 1).allowed()) {
                 throw new IllegalStateException("the log did not fill: " + i);
             }
@@ -94,13 +87,13 @@ public class LocalSlidingLogBenchmark {
     /** One decision; the clock moves 10 us first for an admission, not at all for a denial. */
     @Benchmark
     public boolean decide() {
-        if (outcome == Outcome.ADMISSION) {
+        if (outcome == SlidingLogOutcome.ADMISSION) {
             nowMicros += STEP_MICROS;
         } else {
-            nowMicros = T0 + STEP_MICROS * (permits - 1) + 1;
+            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * (permits - 1) + 1;
         }
         Decision decision = store.tryAcquireAndWait(KEY, limits, 1);
-        if (decision.allowed() != (outcome == Outcome.ADMISSION)) {
+        if (decision.allowed() != (outcome == SlidingLogOutcome.ADMISSION)) {
             throw new IllegalStateException("expected " + outcome + ": " + decision);
         }
         return decision.allowed();
