@@ -186,8 +186,7 @@ final class GuardedStore implements Store {
             return blocked;
         }
         if (!breaker.tryAcquirePermission()) {
-            meters.shortCircuited();
-            return unavailable(key, limits, cost, false, "its circuit breaker is open", null);
+            return shortCircuited(key, limits, cost, false);
         }
         long start = System.nanoTime();
         Decision decision;
@@ -224,9 +223,7 @@ final class GuardedStore implements Store {
     private CompletionStage<Decision> callStore(String key, List<Limit> limits, long cost, boolean shadow,
                                                 long askedAtMicros) {
         if (!breaker.tryAcquirePermission()) {
-            meters.shortCircuited();
-            return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, "its circuit breaker is open",
-                    null));
+            return CompletableFuture.completedFuture(shortCircuited(key, limits, cost, shadow));
         }
         long start = System.nanoTime();
         CompletableFuture<Decision> call;
@@ -255,11 +252,8 @@ final class GuardedStore implements Store {
     /** The decision once the store answered ({@code decision}) or failed ({@code failure}). */
     private Decision completed(String key, List<Limit> limits, long cost, boolean shadow, long askedAtMicros,
                                long start, @Nullable Decision decision, @Nullable Throwable failure) {
-        long elapsed = System.nanoTime() - start;
         if (failure == null && decision != null) {
-            breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-            logBreakerTransition();
-            meters.storeCall(elapsed, null);
+            callSucceeded(start);
             if (blockCache != null) {
                 blockCache.remember(key, limits, cost, askedAtMicros, decision);
             }
@@ -269,13 +263,45 @@ final class GuardedStore implements Store {
             meters.decision(decision, shadow);
             return decision;
         }
-        Throwable cause = failure == null ? new StoreUnavailableException("the store answered null") : unwrap(failure);
+        Throwable cause = callFailed(start,
+                failure == null ? new StoreUnavailableException("the store answered null") : failure);
+        return unavailable(key, limits, cost, shadow, whyUnavailable(cause), cause);
+    }
+
+    /**
+     * Counts a store call that answered, started at {@code start} ({@link System#nanoTime}), on
+     * the breaker and the meters.
+     */
+    private void callSucceeded(long start) {
+        long elapsed = System.nanoTime() - start;
+        breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+        logBreakerTransition();
+        meters.storeCall(elapsed, null);
+    }
+
+    /**
+     * Counts a store call that failed, started at {@code start} ({@link System#nanoTime}), on the
+     * breaker and the meters; returns the failure's cause, unwrapped from its stage's wrappers.
+     */
+    private Throwable callFailed(long start, Throwable failure) {
+        long elapsed = System.nanoTime() - start;
+        Throwable cause = unwrap(failure);
         breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
         logBreakerTransition();
         meters.storeCall(elapsed, cause);
-        String why = cause instanceof TimeoutException
+        return cause;
+    }
+
+    /** Why the store could not decide, for the failure log, from the cause {@link #callFailed} returned. */
+    private String whyUnavailable(Throwable cause) {
+        return cause instanceof TimeoutException
                 ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
-        return unavailable(key, limits, cost, shadow, why, cause);
+    }
+
+    /** The failure policies' decision while the breaker is open, counted as short-circuited. */
+    private Decision shortCircuited(String key, List<Limit> limits, long cost, boolean shadow) {
+        meters.shortCircuited();
+        return unavailable(key, limits, cost, shadow, "its circuit breaker is open", null);
     }
 
     /**
@@ -307,32 +333,18 @@ final class GuardedStore implements Store {
                                             long batch, boolean shadow, long askedAtMicros) {
         if (!breaker.tryAcquirePermission()) {
             entry.refillDone();
-            meters.shortCircuited();
-            return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, "its circuit breaker is open",
-                    null));
+            return CompletableFuture.completedFuture(shortCircuited(key, limits, cost, shadow));
         }
         long start = System.nanoTime();
-        CompletableFuture<Lease> call;
-        try {
-            call = deadlines.bound(store.lease(key, limits, batch));
-        } catch (RuntimeException e) {
-            call = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Lease> call = leaseBounded(key, limits, batch);
         return call.handle((lease, failure) -> {
-            long elapsed = System.nanoTime() - start;
             if (failure != null) {
                 entry.refillDone();
-                Throwable cause = unwrap(failure);
-                breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
-                logBreakerTransition();
-                meters.storeCall(elapsed, cause);
-                String why = cause instanceof TimeoutException
-                        ? "it did not answer within " + guard.timeout.toMillis() + " ms" : "it failed";
-                return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, why, cause));
+                Throwable cause = callFailed(start, failure);
+                return CompletableFuture.completedFuture(unavailable(key, limits, cost, shadow, whyUnavailable(cause),
+                        cause));
             }
-            breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-            logBreakerTransition();
-            meters.storeCall(elapsed, null);
+            callSucceeded(start);
             meters.leaseRefill(lease.tokens() > 0);
             if (lease.tokens() >= cost) {
                 entry.install(lease, askedAtMicros, cost);
@@ -371,25 +383,14 @@ final class GuardedStore implements Store {
             return;
         }
         long start = System.nanoTime();
-        CompletableFuture<Lease> call;
-        try {
-            call = deadlines.bound(store.lease(key, limits, batch));
-        } catch (RuntimeException e) {
-            call = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Lease> call = leaseBounded(key, limits, batch);
         call.whenComplete((lease, failure) -> {
-            long elapsed = System.nanoTime() - start;
             if (failure != null) {
                 entry.refillDone();
-                Throwable cause = unwrap(failure);
-                breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
-                logBreakerTransition();
-                meters.storeCall(elapsed, cause);
+                callFailed(start, failure);
                 return;
             }
-            breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-            logBreakerTransition();
-            meters.storeCall(elapsed, null);
+            callSucceeded(start);
             meters.leaseRefill(lease.tokens() > 0);
             if (released) {
                 // The guard gave its leases back already: this one goes back too.
@@ -400,6 +401,15 @@ final class GuardedStore implements Store {
             }
             entry.installAhead(lease, askedAtMicros);
         });
+    }
+
+    /** The store's lease of {@code batch} tokens, bounded by the timeout; a call that throws fails the stage. */
+    private CompletableFuture<Lease> leaseBounded(String key, List<Limit> limits, long batch) {
+        try {
+            return deadlines.bound(store.lease(key, limits, batch));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private void giveBackIfAny(LocalLeases.@Nullable Unused unused) {
