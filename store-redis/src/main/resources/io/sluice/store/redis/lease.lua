@@ -15,8 +15,12 @@
 -- Returns: tokens (0 when a limit cannot give one), the time of the lease, then per limit
 -- outcome, remaining, resetAfter, retryAfter of the charge (of the one-token probe when 0),
 -- packed as decide.lua packs its reply (struct.pack of big-endian 64-bit integers).
-
+-- No table grows here, as in decide.lua: the replies are packed limit by limit into their
+-- strings, each limit's state is read again for the charge (a scan of the client's few
+-- entries, the same table) rather than kept in a table of states, and each limit's pending
+-- write takes the places of its numbers, read by then. Nor is a function created per call.
 local function take_lease(KEYS, ARGV)
+  local ALLOWED = 1
   local clock = ARGV[1]
   local now = now_micros(clock)
   local most = tonumber(ARGV[2])
@@ -24,52 +28,50 @@ local function take_lease(KEYS, ARGV)
   local limits = #ARGV - 3
   local client = read_client(KEYS[1], now)
   local version1 = numbers[1] == 1
-  local states = {}
+
+  -- The probe: every limit's answer to a request of one token. Its remaining + 1 is the
+  -- largest cost the limit admits now.
+  local reply = ''
+  local probed = true
+  local tokens = most
   for i = 1, limits do
+    local n = 4 * i + 1
     local version1_key
     if version1 then
       version1_key = KEYS[1 + i]
     end
-    states[i] = limit_state(client, ARGV[3 + i], version1_key, now)
+    local outcome, remaining, reset_after, retry_after = algorithms[numbers[n - 3]](
+        limit_state(client, ARGV[3 + i], version1_key, now), now, numbers[n - 2], numbers[n - 1], numbers[n], 1)
+    probed = probed and outcome == ALLOWED
+    reply = reply .. struct.pack('>i8i8i8i8', outcome, remaining, reset_after, retry_after)
+    tokens = math.min(tokens, remaining + 1)
   end
-
-  -- Every limit's answer to a request of cost: all_allowed, the reply fields, new states, resets.
-  local function run(cost)
-    local all_allowed, reply, new_states, reset_afters = true, {}, {}, {}
-    for i = 1, limits do
-      local n = 4 * i + 1
-      local outcome, remaining, reset_after, retry_after, new_state = algorithms[numbers[n - 3]](states[i],
-          now, numbers[n - 2], numbers[n - 1], numbers[n], cost)
-      all_allowed = all_allowed and outcome == ALLOWED
-      new_states[i], reset_afters[i] = new_state, reset_after
-      reply[#reply + 1] = outcome
-      reply[#reply + 1] = remaining
-      reply[#reply + 1] = reset_after
-      reply[#reply + 1] = retry_after
-    end
-    return all_allowed, reply, new_states, reset_afters
-  end
-
-  local function answer(tokens, reply)
-    return struct.pack('>i8i8' .. string.rep('i8', 4 * limits), tokens, now, unpack(reply))
-  end
-
-  local probed, probe_reply = run(1)
   if not probed then
-    return answer(0, probe_reply)
+    return struct.pack('>i8i8', 0, now) .. reply
   end
-  local tokens = most
+
+  -- The charge of tokens to every limit, written only once every limit has admitted it.
+  reply = ''
   for i = 1, limits do
-    -- The probe's remaining, field 2 of the limit's four.
-    tokens = math.min(tokens, probe_reply[4 * (i - 1) + 2] + 1)
-  end
-  local allowed, reply, new_states, reset_afters = run(tokens)
-  if not allowed then
-    error('sluice: a limit admitted one token with ' .. integer(tokens) .. ' remaining but denied a lease of them')
+    local n = 4 * i + 1
+    local version1_key
+    if version1 then
+      version1_key = KEYS[1 + i]
+    end
+    local outcome, remaining, reset_after, retry_after, new_state = algorithms[numbers[n - 3]](
+        limit_state(client, ARGV[3 + i], version1_key, now), now, numbers[n - 2], numbers[n - 1], numbers[n],
+        tokens)
+    if outcome ~= ALLOWED then
+      error('sluice: a limit admitted one token with ' .. integer(tokens) .. ' remaining but denied a lease of them')
+    end
+    reply = reply .. struct.pack('>i8i8i8i8', outcome, remaining, reset_after, retry_after)
+    -- The write pending until every limit has admitted: new state and reset.
+    numbers[n - 3], numbers[n - 2] = new_state, reset_after
   end
   for i = 1, limits do
-    put_state(client, ARGV[3 + i], new_states[i], reset_afters[i], now)
+    local n = 4 * i + 1
+    put_state(client, ARGV[3 + i], numbers[n - 3], numbers[n - 2], now)
   end
   store_client(KEYS[1], client, clock, now)
-  return answer(tokens, reply)
+  return struct.pack('>i8i8', tokens, now) .. reply
 end
