@@ -1,10 +1,5 @@
 package io.sluice.jmh;
 
-import static io.sluice.jmh.SlidingLogOutcome.FIRST_ENTRY_MICROS;
-import static io.sluice.jmh.SlidingLogOutcome.STEP_MICROS;
-
-import io.sluice.algorithms.Algorithms;
-import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.store.hazelcast.HazelcastStore;
@@ -65,19 +60,13 @@ public class HazelcastSlidingLogBenchmark {
         cluster = HazelcastCluster.start();
         store = HazelcastStore.builder(cluster.caller()).mapName("sluice-jmh-sliding-log")
                 .timeout(Duration.ofSeconds(10)).countInstances(false).clockForTesting(() -> nowMicros).build();
-        Duration period = Duration.ofNanos(STEP_MICROS * permits * 1_000);
-        limits = List.of(Limit.of(Algorithms.SLIDING_LOG, permits, period).named("log"));
+        limits = SlidingLogOutcome.steadyLimits(permits);
         String candidate = "hot-key";
         for (int i = 0; !cluster.ownedByRemote(candidate); i++) {
             candidate = "hot-key-" + i;
         }
         key = candidate;
-        for (int i = 0; i < permits; i++) {
-            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * i;
-            if (!store.tryAcquireAndWait(key, limits, 1).allowed()) {
-                throw new IllegalStateException("the log did not fill: " + i);
-            }
-        }
+        SlidingLogOutcome.fill(store, key, limits, permits, micros -> nowMicros = micros);
     }
 
     /** Closes the store, then the cluster. */
@@ -95,15 +84,7 @@ public class HazelcastSlidingLogBenchmark {
     /** One decision; the clock moves 10 us first for an admission, not at all for a denial. */
     @Benchmark
     public boolean decide() {
-        if (outcome == SlidingLogOutcome.ADMISSION) {
-            nowMicros += STEP_MICROS;
-        } else {
-            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * (permits - 1) + 1;
-        }
-        Decision decision = store.tryAcquireAndWait(key, limits, 1);
-        if (decision.allowed() != (outcome == SlidingLogOutcome.ADMISSION)) {
-            throw new IllegalStateException("expected " + outcome + ": " + decision);
-        }
-        return decision.allowed();
+        nowMicros = outcome.nextMicros(nowMicros, permits);
+        return outcome.allowed(store.tryAcquireAndWait(key, limits, 1));
     }
 }

@@ -1,14 +1,8 @@
 package io.sluice.jmh;
 
-import static io.sluice.jmh.SlidingLogOutcome.FIRST_ENTRY_MICROS;
-import static io.sluice.jmh.SlidingLogOutcome.STEP_MICROS;
-
-import io.sluice.algorithms.Algorithms;
-import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
 import io.sluice.store.local.LocalStore;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -63,19 +57,8 @@ public class LocalSlidingLogBenchmark {
     @Setup(Level.Trial)
     public void fillTheLog() {
         store = LocalStore.builder().clockForTesting(() -> nowMicros).build();
-        Duration period = Duration.ofNanos(STEP_MICROS * permits * 1_000);
-        limits = List.of(Limit.of(Algorithms.SLIDING_LOG, permits, period).named("log"));
-        for (int i = 0; i < permits; i++) {
-            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * i;
-            if (!store.tryAcquireAndWait(KEY, limits, 1).allowed()) {
-                throw new IllegalStateException("the log did not fill: " + i);
-            }
-        }
-        nowMicros += 1;
-        if (store.tryAcquireAndWait(KEY, limits, 1).allowed()) {
-            throw new IllegalStateException("a full log admitted");
-        }
-        nowMicros -= 1;
+        limits = SlidingLogOutcome.steadyLimits(permits);
+        SlidingLogOutcome.fill(store, KEY, limits, permits, micros -> nowMicros = micros);
     }
 
     /** Closes the store. */
@@ -87,15 +70,7 @@ public class LocalSlidingLogBenchmark {
     /** One decision; the clock moves 10 us first for an admission, not at all for a denial. */
     @Benchmark
     public boolean decide() {
-        if (outcome == SlidingLogOutcome.ADMISSION) {
-            nowMicros += STEP_MICROS;
-        } else {
-            nowMicros = FIRST_ENTRY_MICROS + STEP_MICROS * (permits - 1) + 1;
-        }
-        Decision decision = store.tryAcquireAndWait(KEY, limits, 1);
-        if (decision.allowed() != (outcome == SlidingLogOutcome.ADMISSION)) {
-            throw new IllegalStateException("expected " + outcome + ": " + decision);
-        }
-        return decision.allowed();
+        nowMicros = outcome.nextMicros(nowMicros, permits);
+        return outcome.allowed(store.tryAcquireAndWait(KEY, limits, 1));
     }
 }
