@@ -29,7 +29,9 @@ import java.util.regex.Pattern;
  * {@code /proc}: a hand-off between threads each), per decision.
  * On 2 cores shared by both, the decisions per second follow the sum of the two CPU figures
  * when the machine is busy, so their ratio between limiters of one run is the evidence that
- * does not move with the other processes' load (batching: docs/stores/redis.md).
+ * does not move with the other processes' load. When the machine is not busy the round trip
+ * bounds the callers instead: the batching of issue 10 saved CPU per decision here and lost
+ * decisions per second (docs/benchmarks-history.md).
  *
  * <pre>
  * java -cp "$CP" io.sluice.jmh.RedisCpuProbe SLUICE_TOKEN_BUCKET,BUCKET4J,EVALSHA 8 5 2
