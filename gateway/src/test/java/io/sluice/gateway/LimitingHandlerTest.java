@@ -18,6 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -95,31 +96,16 @@ class LimitingHandlerTest {
      */
     @Test
     void aDecisionCompletedWhileMoreThanTheAllowedOthersWaitIsForwardedOnTheServersThreads() throws Exception {
-        handled = new CountDownLatch(2);
-        start(new CompletingElsewhere(LocalStore.builder().build()), 0);
-
-        CompletableFuture<HttpResponse<String>> first = getAsync("the-key");
-        CompletableFuture<HttpResponse<String>> second = getAsync("another-key");
-
-        assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         // Which request's answer the store's thread completes first is not fixed: one went each way.
-        assertThat(forwardedOnByKey.values()).hasSize(2).containsOnlyOnce(STORE_THREAD)
+        assertThat(twoRequestsForwardedOn(0)).hasSize(2).containsOnlyOnce(STORE_THREAD)
                 .anySatisfy(thread -> assertThat(thread).startsWith("qtp"));
     }
 
     /** As above with the gateway's setting: one other decision waiting is not enough to hand a request back. */
     @Test
     void aDecisionCompletedWhileAFewOthersWaitIsForwardedOnTheStoresThread() throws Exception {
-        handled = new CountDownLatch(2);
-        start(new CompletingElsewhere(LocalStore.builder().build()));
-
-        CompletableFuture<HttpResponse<String>> first = getAsync("the-key");
-        CompletableFuture<HttpResponse<String>> second = getAsync("another-key");
-
-        assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        assertThat(forwardedOnByKey.values()).containsExactly(STORE_THREAD, STORE_THREAD);
+        assertThat(twoRequestsForwardedOn(LimitingHandler.FORWARD_WHILE_WAITING))
+                .containsExactly(STORE_THREAD, STORE_THREAD);
     }
 
     /** With a recording on, a decision from the store's thread leaves its timing: where its time went, and the hand-off. */
@@ -192,6 +178,23 @@ class LimitingHandlerTest {
             }
         });
         server.start();
+    }
+
+    /**
+     * Two requests of two keys at once through a handler that forwards beside at most
+     * {@code forwardWhileWaiting} other waiting decisions, to a store that answers them one
+     * after the other on its thread; both admitted. The threads that forwarded them.
+     */
+    private Collection<String> twoRequestsForwardedOn(int forwardWhileWaiting) throws Exception {
+        handled = new CountDownLatch(2);
+        start(new CompletingElsewhere(LocalStore.builder().build()), forwardWhileWaiting);
+
+        CompletableFuture<HttpResponse<String>> first = getAsync("the-key");
+        CompletableFuture<HttpResponse<String>> second = getAsync("another-key");
+
+        assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        return forwardedOnByKey.values();
     }
 
     private HttpResponse<String> get() throws Exception {
