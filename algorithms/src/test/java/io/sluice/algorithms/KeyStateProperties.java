@@ -20,6 +20,11 @@ class KeyStateProperties {
     }
 
     record Run(List<Limit> limits, long startMicros, List<Request> requests) {
+
+        /** The limits of a request: a prefix of the run's, so that a key's state also holds limits not in it. */
+        List<Limit> limitsOf(Request request) {
+            return limits.subList(0, Math.min(request.limitCount(), limits.size()));
+        }
     }
 
     @Provide
@@ -46,8 +51,7 @@ class KeyStateProperties {
         long now = run.startMicros();
         for (Request request : run.requests()) {
             now += request.waitMicros();
-            // A prefix of the limits, so that a key's state also holds limits not in this request.
-            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            List<Limit> limits = run.limitsOf(request);
             byte[] before = state.encode();
             boolean allAdmit = true;
             for (Limit limit : limits) {
@@ -84,7 +88,7 @@ class KeyStateProperties {
         long now = run.startMicros();
         for (Request request : run.requests()) {
             now += request.waitMicros();
-            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            List<Limit> limits = run.limitsOf(request);
             KeyState decoded = KeyState.decode(stored);
             Decision fromStored = decoded.tryAcquire(limits, now, request.cost());
             assertThat(fromStored).isEqualTo(kept.tryAcquire(limits, now, request.cost()));
@@ -101,7 +105,7 @@ class KeyStateProperties {
         long now = run.startMicros();
         for (Request request : run.requests()) {
             now += request.waitMicros();
-            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            List<Limit> limits = run.limitsOf(request);
             byte[] before = state.encode();
             // Decoded, a sliding log stays encoded: the denial reads it in place, or a copy of it.
             KeyState decoded = KeyState.decode(before);
@@ -151,7 +155,7 @@ class KeyStateProperties {
         long now = run.startMicros();
         for (Request request : run.requests()) {
             now += request.waitMicros();
-            List<Limit> limits = run.limits().subList(0, Math.min(request.limitCount(), run.limits().size()));
+            List<Limit> limits = run.limitsOf(request);
             byte[] before = state.encode();
             Decision expected = null;
             for (Limit limit : limits) {
