@@ -1,6 +1,8 @@
 package io.sluice.algorithms.grid;
 
+import io.sluice.algorithms.KeyState;
 import io.sluice.algorithms.LeaseArguments;
+import io.sluice.api.Decision;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import java.nio.BufferUnderflowException;
@@ -148,6 +150,11 @@ public final class GridOperation {
                 : GridLease.giveBack(decoded, leaseTime, stored, now);
     }
 
+    /**
+     * The batch's decisions on one {@link KeyState}, decoded once and charged in place as a
+     * store's in-process state is, encoded once at the end when one of them was admitted; at
+     * the member's time read once (a batch is one operation under the key's lock).
+     */
     private GridRequest.Outcome runBatch(byte @Nullable [] stored, LongSupplier memberClock) {
         try {
             ByteBuffer in = ByteBuffer.wrap(request, 1, request.length - 1);
@@ -157,9 +164,10 @@ public final class GridOperation {
                         + count + " decisions");
             }
             long[] replies = new long[count * GridReply.LENGTH];
-            byte[] state = stored;
+            KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
+            long memberNow = GridRequest.MEMBER_CLOCK;
             boolean write = false;
-            long ttlMicros = 0;
+            long writtenAt = 0;
             for (int i = 0; i < count; i++) {
                 int length = in.getInt();
                 if (length < 1 || length > in.remaining()) {
@@ -170,18 +178,27 @@ public final class GridOperation {
                 if (one[0] == BATCH_FORMAT) {
                     throw new IllegalArgumentException("a batch within a batch");
                 }
-                GridRequest.Outcome outcome = decisionOnWire(one).run(state, memberClock);
-                System.arraycopy(outcome.reply(), 0, replies, i * GridReply.LENGTH, GridReply.LENGTH);
-                if (outcome.write()) {
+                GridRequest decoded = GridRequest.decode(one);
+                long now = decoded.callerNowMicros();
+                if (decoded.usesMemberClock()) {
+                    if (memberNow == GridRequest.MEMBER_CLOCK) {
+                        memberNow = memberClock.getAsLong();
+                    }
+                    now = memberNow;
+                }
+                Decision decision = state.tryAcquire(decoded.limits(), now, decoded.cost());
+                System.arraycopy(GridReply.encode(decision, decoded.limits()), 0, replies, i * GridReply.LENGTH,
+                        GridReply.LENGTH);
+                if (decision.allowed()) {
                     write = true;
-                    state = outcome.state();
-                    ttlMicros = outcome.ttlMicros();
+                    writtenAt = now;
                 }
             }
             if (in.hasRemaining()) {
                 throw new IllegalArgumentException("a batch has " + in.remaining() + " trailing bytes");
             }
-            return new GridRequest.Outcome(replies, write, write ? state : null, ttlMicros);
+            return write ? GridRequest.written(replies, state, writtenAt)
+                    : new GridRequest.Outcome(replies, false, null, 0);
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("a batch of " + request.length + " bytes is truncated", e);
         }

@@ -246,9 +246,11 @@ public final class GridRequest {
         KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
         Decision decision = state.tryAcquire(limits, nowMicros, cost);
         long[] reply = GridReply.encode(decision, limits);
-        if (!decision.allowed()) {
-            return new Outcome(reply, false, null, 0);
-        }
+        return decision.allowed() ? written(reply, state, nowMicros) : new Outcome(reply, false, null, 0);
+    }
+
+    /** What a member answers with {@code reply} and stores after {@code state} admitted at {@code nowMicros}. */
+    static Outcome written(long[] reply, KeyState state, long nowMicros) {
         if (state.isEmpty()) {
             return new Outcome(reply, true, null, 0);
         }

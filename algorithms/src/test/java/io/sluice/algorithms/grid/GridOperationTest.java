@@ -108,5 +108,11 @@ class GridOperationTest {
         atMembersTime.run(null, () -> reads.incrementAndGet() + NOW);
         assertThat(atMembersTime.usesMemberClock()).isTrue();
         assertThat(reads).hasValue(1);
+
+        // A batch is one operation under the key's lock: its decisions share one reading.
+        GridOperation batch = GridOperation.batch(List.of(atMembersTime, atMembersTime, atMembersTime));
+        GridRequest.Outcome outcome = batch.run(null, () -> reads.incrementAndGet() + NOW);
+        assertThat(reads).hasValue(2);
+        assertThat(outcome.ttlMicros()).isEqualTo(KeyState.decode(outcome.state()).expiresAtMicros() - NOW - 2);
     }
 }
