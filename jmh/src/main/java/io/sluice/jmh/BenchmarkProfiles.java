@@ -27,7 +27,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * with each implementation's ratio to the best peer of the same run.
  *
  * <p>Each profile measures the latency distribution (sample time) from one thread, then the
- * throughput at each of its thread counts.
+ * throughput at each of its thread counts. A throughput run at more threads than the machine has
+ * cores warms up longer ({@link #warmupIterations}).
  *
  * <pre>
  * java -cp ... io.sluice.jmh.BenchmarkProfiles quick|full|ci [stores] [param=value,value ...]
@@ -45,7 +46,10 @@ public final class BenchmarkProfiles {
     public enum Profile {
         /** Proves the benchmarks run: in process, 100 ms iterations, one thread. */
         CI(0, 1, 100, 1, 100, List.of(1)),
-        /** Minutes per store on a CI-sized machine: one fork, one short iteration, 1 and 8 threads. */
+        /**
+         * Minutes per store on a CI-sized machine: one fork, one warm-up of 2 s (per thread per
+         * core: four from 8 threads on 2 cores), one measurement of 3 s, 1 and 8 threads.
+         */
         QUICK(1, 1, 2_000, 1, 3_000, List.of(1, 8)),
         /** The published figures: every thread count, longer iterations. */
         FULL(1, 2, 2_000, 3, 3_000, List.of(1, 2, 8, 32));
@@ -154,7 +158,7 @@ public final class BenchmarkProfiles {
                 .timeUnit(mode == Mode.SampleTime ? TimeUnit.MICROSECONDS : TimeUnit.SECONDS)
                 .threads(threads)
                 .forks(profile.forks)
-                .warmupIterations(profile.warmupIterations)
+                .warmupIterations(warmupIterations(profile, threads, Runtime.getRuntime().availableProcessors()))
                 .warmupTime(TimeValue.milliseconds(profile.warmupMillis))
                 .measurementIterations(profile.measurementIterations)
                 .measurementTime(TimeValue.milliseconds(profile.measurementMillis))
@@ -164,5 +168,21 @@ public final class BenchmarkProfiles {
                 .result(json.toString());
         params.forEach(options::param);
         return options.build();
+    }
+
+    /**
+     * The warm-up iterations of a run at {@code threads} on {@code cores}: the profile's, times
+     * the threads per core, rounded up. Why: the JIT's compiler threads share the cores with the
+     * benchmark's threads, so from 8 threads on 2 cores C2 gets about a quarter of the CPU it gets
+     * from one thread, and is done compiling a decision's path about four times later (5 to 6 s
+     * into the run, where one warm-up of 2 s ended long before). The measured seconds were then
+     * the JIT's progress, not a decision, for every implementation alike; each implementation gets
+     * the same longer warm-up.
+     */
+    static int warmupIterations(Profile profile, int threads, int cores) {
+        if (threads < 1 || cores < 1) {
+            throw new IllegalArgumentException("threads and cores must be at least 1: " + threads + ", " + cores);
+        }
+        return profile.warmupIterations * ((threads + cores - 1) / cores);
     }
 }
