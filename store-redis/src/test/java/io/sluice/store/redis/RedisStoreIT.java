@@ -14,6 +14,7 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
@@ -429,6 +430,30 @@ class RedisStoreIT {
         assertThat(denied.retryAfter()).contains(Duration.ofMillis(100));
         clock.setMicros(T0 + 100_000);
         assertThat(decide(store, "upgraded", List.of(bucket, cell), 1).allowed()).isTrue();
+    }
+
+    /**
+     * A lease during a rolling upgrade reads state of key schema 1 as a decision does: the
+     * version 1 states above grant nothing at first, and one token once the bucket refilled one
+     * and the cell allows one.
+     */
+    @Test
+    void aLeaseReadsStateOfKeySchemaOneWhenAskedFor() {
+        VirtualClock clock = new VirtualClock(T0);
+        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(clock).readKeySchema1(true));
+        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        String key = RedisKeys.key("upgraded-lease");
+        redis.command(0, "SET", RedisKeys.version1Key(key, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
+        redis.command(0, "SET", RedisKeys.version1Key(key, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+
+        Lease none = store.lease("upgraded-lease", List.of(bucket, cell), 5).toCompletableFuture().join();
+        assertThat(none.tokens()).isZero();
+        assertThat(none.decision().allowed()).isFalse();
+        clock.setMicros(T0 + 100_000);
+        assertThat(store.lease("upgraded-lease", List.of(bucket, cell), 5).toCompletableFuture().join().tokens())
+                .isEqualTo(1);
     }
 
     /** By default a decision reads only the client's key: one GET, whatever is in schema 1. */
