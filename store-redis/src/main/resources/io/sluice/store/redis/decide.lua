@@ -42,11 +42,7 @@ local function decide_request(KEYS, ARGV)
       log_keys = log_keys + 1
       log_key = KEYS[log_keys]
     end
-    local version1_key
-    if version1 then
-      version1_key = KEYS[1 + i]
-    end
-    local state = limit_state(client, ARGV[3 + i], version1_key, now)
+    local state = limit_state(client, ARGV[3 + i], version1 and KEYS[1 + i] or nil, now)
     local outcome, remaining, reset_after, retry_after, new_state, commit = algorithms[id](state, now,
         numbers[n - 2], numbers[n - 1], numbers[n], cost, log_key)
     all_allowed = all_allowed and outcome == ALLOWED

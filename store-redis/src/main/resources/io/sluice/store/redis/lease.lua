@@ -36,12 +36,9 @@ local function take_lease(KEYS, ARGV)
   local tokens = most
   for i = 1, limits do
     local n = 4 * i + 1
-    local version1_key
-    if version1 then
-      version1_key = KEYS[1 + i]
-    end
     local outcome, remaining, reset_after, retry_after = algorithms[numbers[n - 3]](
-        limit_state(client, ARGV[3 + i], version1_key, now), now, numbers[n - 2], numbers[n - 1], numbers[n], 1)
+        limit_state(client, ARGV[3 + i], version1 and KEYS[1 + i] or nil, now), now,
+        numbers[n - 2], numbers[n - 1], numbers[n], 1)
     probed = probed and outcome == ALLOWED
     reply = reply .. struct.pack('>i8i8i8i8', outcome, remaining, reset_after, retry_after)
     tokens = math.min(tokens, remaining + 1)
@@ -54,13 +51,9 @@ local function take_lease(KEYS, ARGV)
   reply = ''
   for i = 1, limits do
     local n = 4 * i + 1
-    local version1_key
-    if version1 then
-      version1_key = KEYS[1 + i]
-    end
     local outcome, remaining, reset_after, retry_after, new_state = algorithms[numbers[n - 3]](
-        limit_state(client, ARGV[3 + i], version1_key, now), now, numbers[n - 2], numbers[n - 1], numbers[n],
-        tokens)
+        limit_state(client, ARGV[3 + i], version1 and KEYS[1 + i] or nil, now), now,
+        numbers[n - 2], numbers[n - 1], numbers[n], tokens)
     if outcome ~= ALLOWED then
       error('sluice: a limit admitted one token with ' .. integer(tokens) .. ' remaining but denied a lease of them')
     end
