@@ -416,61 +416,63 @@ class RedisStoreIT {
     @Test
     void stateOfKeySchemaOneIsReadWhenAskedFor() {
         VirtualClock clock = new VirtualClock(T0);
-        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
-                .clockForTesting(clock).readKeySchema1(true));
-        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
-        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
-        String key = RedisKeys.key("upgraded");
-        // Version 1 states: an empty bucket refilled at T0, a cell owing the whole burst (1 s).
-        redis.command(0, "SET", RedisKeys.version1Key(key, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
-        redis.command(0, "SET", RedisKeys.version1Key(key, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+        Store store = storeReadingSchemaOne(clock);
+        List<Limit> limits = schemaOneStates("upgraded");
 
-        Decision denied = decide(store, "upgraded", List.of(bucket, cell), 1);
+        Decision denied = decide(store, "upgraded", limits, 1);
         assertThat(denied.allowed()).isFalse();
         assertThat(denied.retryAfter()).contains(Duration.ofMillis(100));
         clock.setMicros(T0 + 100_000);
-        assertThat(decide(store, "upgraded", List.of(bucket, cell), 1).allowed()).isTrue();
+        assertThat(decide(store, "upgraded", limits, 1).allowed()).isTrue();
     }
 
     /**
-     * A lease during a rolling upgrade reads state of key schema 1 as a decision does: the
-     * version 1 states above grant nothing at first, and one token once the bucket refilled one
-     * and the cell allows one.
+     * A lease during a rolling upgrade reads state of key schema 1 as a decision does: nothing
+     * at first, and one token once the bucket refilled one and the cell allows one.
      */
     @Test
     void aLeaseReadsStateOfKeySchemaOneWhenAskedFor() {
         VirtualClock clock = new VirtualClock(T0);
-        Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
-                .clockForTesting(clock).readKeySchema1(true));
-        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
-        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
-        String key = RedisKeys.key("upgraded-lease");
-        redis.command(0, "SET", RedisKeys.version1Key(key, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
-        redis.command(0, "SET", RedisKeys.version1Key(key, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+        Store store = storeReadingSchemaOne(clock);
+        List<Limit> limits = schemaOneStates("upgraded-lease");
 
-        Lease none = store.lease("upgraded-lease", List.of(bucket, cell), 5).toCompletableFuture().join();
+        Lease none = store.lease("upgraded-lease", limits, 5).toCompletableFuture().join();
         assertThat(none.tokens()).isZero();
         assertThat(none.decision().allowed()).isFalse();
         clock.setMicros(T0 + 100_000);
-        assertThat(store.lease("upgraded-lease", List.of(bucket, cell), 5).toCompletableFuture().join().tokens())
-                .isEqualTo(1);
+        assertThat(store.lease("upgraded-lease", limits, 5).toCompletableFuture().join().tokens()).isEqualTo(1);
     }
 
     /** By default a decision reads only the client's key: one GET, whatever is in schema 1. */
     @Test
     void stateOfKeySchemaOneIsNotReadByDefault() {
-        VirtualClock clock = new VirtualClock(T0);
         Store store = store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
-                .clockForTesting(clock));
-        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
-        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
-        String key = RedisKeys.key("not-upgraded");
-        redis.command(0, "SET", RedisKeys.version1Key(key, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
-        redis.command(0, "SET", RedisKeys.version1Key(key, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+                .clockForTesting(new VirtualClock(T0)));
+        List<Limit> limits = schemaOneStates("not-upgraded");
         redis.command(0, "CONFIG", "RESETSTAT");
 
-        assertThat(decide(store, "not-upgraded", List.of(bucket, cell), 1).allowed()).isTrue();
+        assertThat(decide(store, "not-upgraded", limits, 1).allowed()).isTrue();
         assertThat(commandCalls()).containsEntry("get", 1L);
+    }
+
+    /** A store on {@code clock} that reads key schema 1, as during a rolling upgrade. */
+    private Store storeReadingSchemaOne(VirtualClock clock) {
+        return store(RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(TEST_TIMEOUT)
+                .clockForTesting(clock).readKeySchema1(true));
+    }
+
+    /**
+     * Writes {@code client}'s states in key schema 1 (one key per limit) and returns their limits:
+     * a token bucket of 10 a second, empty and refilled at T0, and a GCRA cell of 10 a second
+     * owing the whole burst (1 s).
+     */
+    private List<Limit> schemaOneStates(String client) {
+        Limit bucket = limit(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+        Limit cell = limit(Algorithms.GCRA, 10, Duration.ofSeconds(1));
+        String key = RedisKeys.key(client);
+        redis.command(0, "SET", RedisKeys.version1Key(key, bucket.name()), (T0 + 1_000_000) + ",1025,0," + T0);
+        redis.command(0, "SET", RedisKeys.version1Key(key, cell.name()), (T0 + 1_000_000) + ",1281," + (T0 + 1_000_000));
+        return List.of(bucket, cell);
     }
 
     /** A value of a format this version does not know fails the decision, naming the format: never misread. */
