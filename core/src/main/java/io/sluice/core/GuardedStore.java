@@ -59,6 +59,7 @@ final class GuardedStore implements Store {
     private final AtomicReference<CircuitBreaker.State> loggedBreakerState =
             new AtomicReference<>(CircuitBreaker.State.CLOSED);
     private final ThrottledLog returnFailures = new ThrottledLog(LOGGER);
+    private final ThrottledLog leaseAheadFailures = new ThrottledLog(LOGGER);
     private final @Nullable LocalLeases leases;
     /** {@link #release} ran: a lease taken ahead that arrives later goes back at once. */
     private volatile boolean released;
@@ -372,9 +373,9 @@ final class GuardedStore implements Store {
 
     /**
      * Leases a key's next batch in the background ({@link LeasePolicy.Builder#refillAhead}),
-     * through the breaker and the timeout; no request waits for it. A failure only counts
-     * against the breaker: the key's requests go to the store once its lease is spent, as
-     * without refill ahead.
+     * through the breaker and the timeout; no request waits for it. A failure counts against
+     * the breaker and in the store's errors, and is logged (at most once per interval): the key's
+     * requests go to the store once its lease is spent, as without refill ahead.
      */
     private void leaseAhead(LocalLeases.Entry entry, String key, List<Limit> limits, long batch,
                             long askedAtMicros) {
@@ -387,7 +388,9 @@ final class GuardedStore implements Store {
         call.whenComplete((lease, failure) -> {
             if (failure != null) {
                 entry.refillDone();
-                callFailed(start, failure);
+                Throwable cause = callFailed(start, failure);
+                leaseAheadFailures.log(() -> "store " + name + " could not lease ahead (" + whyUnavailable(cause)
+                        + "); the key's requests ask the store once its lease is spent", cause);
                 return;
             }
             callSucceeded(start);

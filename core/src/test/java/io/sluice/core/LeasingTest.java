@@ -243,6 +243,25 @@ class LeasingTest {
     }
 
     @Test
+    void aFailedLeaseAheadIsLogged() throws InterruptedException {
+        try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
+            // A name of its own: the log of other tests' guards may still be on its way.
+            GuardedStore guarded = StoreGuard.custom().clockForTesting(clock).meterRegistry(registry)
+                    .storeName("ahead-failing").leasing(LeasePolicy.custom().refillAhead(true).build()).build()
+                    .guard(store);
+            for (int i = 0; i < 16; i++) {
+                assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
+            }
+            store.set(OutageStore.Mode.DOWN);
+            for (int i = 0; i < 8; i++) {
+                decide(guarded, LONG_WINDOW);
+            }
+            assertThat(log.await(record -> record.getMessage().startsWith("store ahead-failing could not lease ahead"),
+                    1)).hasSize(1);
+        }
+    }
+
+    @Test
     void withRefillAheadClosingGivesBothLeasesOfAKeyBack() {
         GuardedStore guarded = guarded(LeasePolicy.custom().refillAhead(true).build());
         for (int i = 0; i < 23; i++) {
