@@ -2,8 +2,6 @@ package io.sluice.core;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Base64;
 
@@ -14,14 +12,6 @@ import java.util.Base64;
 final class ClientKeys {
 
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
-    // One digest per thread: looking one up costs more than hashing a key, on every request.
-    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
-    });
     private static final byte[] IPV4_MAPPED_PREFIX = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff};
 
     private ClientKeys() {
@@ -42,7 +32,7 @@ final class ClientKeys {
             units[2 * i] = (byte) (c >>> 8);
             units[2 * i + 1] = (byte) c;
         }
-        byte[] digest = sha256().digest(units);
+        byte[] digest = Sha256.of(units);
         return "key:" + BASE64.encodeToString(Arrays.copyOf(digest, 16));
     }
 
@@ -67,9 +57,5 @@ final class ClientKeys {
             throw new IllegalStateException("an address of 4 or 16 bytes is always valid", e);
         }
         return prefix == bytes.length * 8 ? "ip:" + text : "ip:" + text + "/" + prefix;
-    }
-
-    private static MessageDigest sha256() {
-        return SHA_256.get();
     }
 }

@@ -1,8 +1,7 @@
 package io.sluice.http;
 
+import io.sluice.core.Sha256;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,15 +17,6 @@ final class ShownKeys {
 
     /** The most keys kept. */
     static final int CAPACITY = 10_000;
-
-    // One digest per thread: looking one up costs more than hashing a key.
-    private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
-    });
 
     private final ConcurrentHashMap<String, String> shown = new ConcurrentHashMap<>();
 
@@ -53,7 +43,7 @@ final class ShownKeys {
     }
 
     private static String show(String apiKey) {
-        byte[] digest = SHA_256.get().digest(apiKey.getBytes(StandardCharsets.UTF_8));
+        byte[] digest = Sha256.of(apiKey.getBytes(StandardCharsets.UTF_8));
         return "key:" + (apiKey.length() >= 16 ? apiKey.substring(0, 4) + "..." : "") + "#"
                 + HexFormat.of().formatHex(digest, 0, 6);
     }
