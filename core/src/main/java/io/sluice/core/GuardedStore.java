@@ -375,11 +375,16 @@ final class GuardedStore implements Store {
      * Leases a key's next batch in the background ({@link LeasePolicy.Builder#refillAhead}),
      * through the breaker and the timeout; no request waits for it. A failure counts against
      * the breaker and in the store's errors, and is logged (at most once per interval): the key's
-     * requests go to the store once its lease is spent, as without refill ahead.
+     * requests go to the store once its lease is spent, as without refill ahead. While the
+     * breaker refuses calls the lease ahead is skipped.
      */
     private void leaseAhead(LocalLeases.Entry entry, String key, List<Limit> limits, long batch,
                             long askedAtMicros) {
         if (!breaker.tryAcquirePermission()) {
+            // Neither counted nor logged on its own: no answer changes (the key's lease still decides), and
+            // the cause is seen already: the breaker's opening is logged and its state gauged (BREAKER_STATE),
+            // the failures that opened it are in STORE_ERRORS, and once the lease is spent the key's requests
+            // are short-circuited, counted and logged as any others (LeasingTest checks what is seen).
             entry.refillDone();
             return;
         }

@@ -2,6 +2,7 @@ package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Decision;
@@ -258,6 +259,41 @@ class LeasingTest {
             }
             assertThat(log.await(record -> record.getMessage().startsWith("store ahead-failing could not lease ahead"),
                     1)).hasSize(1);
+        }
+    }
+
+    @Test
+    void aLeaseAheadSkippedWhileTheBreakerIsOpenIsSeenThroughTheBreaker() throws InterruptedException {
+        try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
+            // A name of its own: the log of other tests' guards may still be on its way.
+            GuardedStore guarded = StoreGuard.custom().clockForTesting(clock).meterRegistry(registry)
+                    .storeName("ahead-skipped").leasing(LeasePolicy.custom().refillAhead(true).build()).build()
+                    .guard(store);
+            for (int i = 0; i < 16; i++) {
+                assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
+            }
+            // Another key's requests, not leased, open the breaker.
+            store.set(OutageStore.Mode.DOWN);
+            for (int i = 0; i < 10; i++) {
+                guarded.tryAcquire("other", List.of(LOG), 1).toCompletableFuture().join();
+            }
+            assertThat(guarded.breakerState()).isEqualTo(CircuitBreaker.State.OPEN);
+            long calls = store.calls();
+            double leased = count(StoreGuard.LEASE_DECISIONS);
+
+            // The key's leases, spent to the end: each one down to a quarter would have the next leased
+            // ahead, and the breaker skips it; then the key's requests are short-circuited.
+            for (int i = 0; i < 30; i++) {
+                decide(guarded, LONG_WINDOW);
+            }
+            assertThat(store.calls()).as("no lease ahead reached the store").isEqualTo(calls);
+            assertThat(count(StoreGuard.LEASE_DECISIONS)).isGreaterThan(leased);
+            assertThat(count(StoreGuard.STORE_SHORT_CIRCUITED)).isPositive();
+            assertThat(registry.get(StoreGuard.BREAKER_STATE).tags("store", "ahead-skipped", "state", "open").gauge()
+                    .value()).isEqualTo(1);
+            assertThat(log.await(record -> record.getMessage().startsWith(
+                    "circuit breaker of store ahead-skipped opened"), 1)).hasSize(1);
+            assertThat(log.records).noneMatch(record -> record.getMessage().contains("could not lease ahead"));
         }
     }
 
