@@ -243,16 +243,23 @@ class LeasingTest {
         return waiting;
     }
 
+    /**
+     * A guard leasing ahead, under a name of its own (the log of other tests' guards may still be
+     * on its way), with the key's leases taken by 16 requests, all admitted.
+     */
+    private GuardedStore leasingAheadNamed(String name) {
+        GuardedStore guarded = StoreGuard.custom().clockForTesting(clock).meterRegistry(registry).storeName(name)
+                .leasing(LeasePolicy.custom().refillAhead(true).build()).build().guard(store);
+        for (int i = 0; i < 16; i++) {
+            assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
+        }
+        return guarded;
+    }
+
     @Test
     void aFailedLeaseAheadIsLogged() throws InterruptedException {
         try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
-            // A name of its own: the log of other tests' guards may still be on its way.
-            GuardedStore guarded = StoreGuard.custom().clockForTesting(clock).meterRegistry(registry)
-                    .storeName("ahead-failing").leasing(LeasePolicy.custom().refillAhead(true).build()).build()
-                    .guard(store);
-            for (int i = 0; i < 16; i++) {
-                assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
-            }
+            GuardedStore guarded = leasingAheadNamed("ahead-failing");
             store.set(OutageStore.Mode.DOWN);
             for (int i = 0; i < 8; i++) {
                 decide(guarded, LONG_WINDOW);
@@ -265,13 +272,7 @@ class LeasingTest {
     @Test
     void aLeaseAheadSkippedWhileTheBreakerIsOpenIsSeenThroughTheBreaker() throws InterruptedException {
         try (LogCapture log = new LogCapture(StoreGuard.class.getName())) {
-            // A name of its own: the log of other tests' guards may still be on its way.
-            GuardedStore guarded = StoreGuard.custom().clockForTesting(clock).meterRegistry(registry)
-                    .storeName("ahead-skipped").leasing(LeasePolicy.custom().refillAhead(true).build()).build()
-                    .guard(store);
-            for (int i = 0; i < 16; i++) {
-                assertThat(decide(guarded, LONG_WINDOW).allowed()).isTrue();
-            }
+            GuardedStore guarded = leasingAheadNamed("ahead-skipped");
             // Another key's requests, not leased, open the breaker.
             store.set(OutageStore.Mode.DOWN);
             for (int i = 0; i < 10; i++) {
