@@ -1,6 +1,7 @@
 package io.sluice.core;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.sluice.algorithms.calls.Causes;
 import io.sluice.algorithms.calls.Deadlines;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
@@ -17,7 +18,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -209,7 +209,7 @@ final class GuardedStore implements Store {
         try {
             decision = store.tryAcquireAndWait(key, limits, cost);
         } catch (RuntimeException e) {
-            Throwable cause = unwrap(e);
+            Throwable cause = Causes.of(e);
             meters.storeError(cause);
             return unavailable(key, limits, cost, shadow, "it failed", cause);
         }
@@ -286,7 +286,7 @@ final class GuardedStore implements Store {
      */
     private Throwable callFailed(long start, Throwable failure) {
         long elapsed = System.nanoTime() - start;
-        Throwable cause = unwrap(failure);
+        Throwable cause = Causes.of(failure);
         breaker.onError(elapsed, TimeUnit.NANOSECONDS, cause);
         logBreakerTransition();
         meters.storeCall(elapsed, cause);
@@ -447,7 +447,7 @@ final class GuardedStore implements Store {
             if (failure == null) {
                 meters.leaseReturned(unused.tokens(), true);
             } else {
-                lost(unused, "the call failed", unwrap(failure));
+                lost(unused, "the call failed", Causes.of(failure));
             }
             return null;
         });
@@ -494,15 +494,6 @@ final class GuardedStore implements Store {
             }
         }
         return strictest;
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
     /** The breaker's state, for operations and tests. */

@@ -1,10 +1,10 @@
 package io.sluice.algorithms.grid;
 
+import io.sluice.algorithms.calls.Causes;
 import io.sluice.algorithms.calls.Deadlines;
 import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedTransferQueue;
@@ -238,7 +238,7 @@ public final class GridCalls implements AutoCloseable {
     }
 
     private StoreUnavailableException unavailable(Throwable failure, long timeoutNanos) {
-        Throwable cause = unwrap(failure);
+        Throwable cause = Causes.of(failure);
         if (cause instanceof StoreUnavailableException) {
             return (StoreUnavailableException) cause;
         }
@@ -284,14 +284,5 @@ public final class GridCalls implements AutoCloseable {
             // size() walks the queue, which holds at most the bound.
             return tryTransfer(send) || (size() < bound && super.offer(send));
         }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 }
