@@ -100,45 +100,40 @@ final class OutageStore implements Store, InstanceCount {
 
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-        calls.incrementAndGet();
-        switch (mode) {
-            case DOWN:
-                return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-            case HUNG:
-                return new CompletableFuture<>();
-            default:
-                return real.tryAcquire(key, limits, cost);
-        }
+        CompletionStage<Decision> outage = outage();
+        return outage != null ? outage : real.tryAcquire(key, limits, cost);
     }
 
     @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
-        calls.incrementAndGet();
-        switch (mode) {
-            case DOWN:
-                return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-            case HUNG:
-                return new CompletableFuture<>();
-            default:
-                if (holdLeases) {
-                    CompletableFuture<Lease> later = new CompletableFuture<>();
-                    synchronized (heldLeases) {
-                        heldLeases.add(() -> real.lease(key, limits, maxTokens).whenComplete((lease, failure) -> {
-                            if (failure != null) {
-                                later.completeExceptionally(failure);
-                            } else {
-                                later.complete(lease);
-                            }
-                        }));
-                    }
-                    return later;
-                }
-                return real.lease(key, limits, maxTokens);
+        CompletionStage<Lease> outage = outage();
+        if (outage != null) {
+            return outage;
         }
+        if (holdLeases) {
+            CompletableFuture<Lease> later = new CompletableFuture<>();
+            synchronized (heldLeases) {
+                heldLeases.add(() -> real.lease(key, limits, maxTokens).whenComplete((lease, failure) -> {
+                    if (failure != null) {
+                        later.completeExceptionally(failure);
+                    } else {
+                        later.complete(lease);
+                    }
+                }));
+            }
+            return later;
+        }
+        return real.lease(key, limits, maxTokens);
     }
 
     @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
+        CompletionStage<Void> outage = outage();
+        return outage != null ? outage : real.giveBack(key, limits, lease, unusedTokens);
+    }
+
+    /** Counts a call; while down, its failure at once, while hung, a stage that never completes; {@code null} while up. */
+    private <T> @Nullable CompletionStage<T> outage() {
         calls.incrementAndGet();
         switch (mode) {
             case DOWN:
@@ -146,7 +141,7 @@ final class OutageStore implements Store, InstanceCount {
             case HUNG:
                 return new CompletableFuture<>();
             default:
-                return real.giveBack(key, limits, lease, unusedTokens);
+                return null;
         }
     }
 
