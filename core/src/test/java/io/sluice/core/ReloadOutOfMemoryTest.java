@@ -53,18 +53,8 @@ class ReloadOutOfMemoryTest {
             Path directory = Path.of(args[0]);
             Path file = directory.resolve("sluice.yaml");
             BlockingQueue<Object> events = new LinkedBlockingQueue<>();
-            ReloadingPolicyConfig.Listener listener = new ReloadingPolicyConfig.Listener() {
-                @Override
-                public void applied(PolicyConfig config) {
-                    events.add(config);
-                }
-
-                @Override
-                public void rejected(PolicyConfigException reason) {
-                    events.add(reason);
-                }
-            };
-            try (ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(file, listener)) {
+            try (ReloadingPolicyConfig config = ReloadingPolicyConfig.watch(file,
+                    ReloadingPolicyConfigTest.listenerInto(events))) {
                 Files.move(directory.resolve("too-large.yaml"), file, StandardCopyOption.REPLACE_EXISTING,
                         StandardCopyOption.ATOMIC_MOVE);
                 Object first = events.poll(2, TimeUnit.MINUTES);

@@ -33,17 +33,22 @@ class ReloadingPolicyConfigTest {
     final VirtualClock clock = new VirtualClock(1_700_000_000_000_000L);
     final Store store = LocalStore.builder().clockForTesting(clock).build();
     final BlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    final ReloadingPolicyConfig.Listener listener = new ReloadingPolicyConfig.Listener() {
-        @Override
-        public void applied(PolicyConfig config) {
-            events.add(config);
-        }
+    final ReloadingPolicyConfig.Listener listener = listenerInto(events);
 
-        @Override
-        public void rejected(PolicyConfigException reason) {
-            events.add(reason);
-        }
-    };
+    /** A listener that puts each applied config and each rejection into {@code events}. */
+    static ReloadingPolicyConfig.Listener listenerInto(BlockingQueue<Object> events) {
+        return new ReloadingPolicyConfig.Listener() {
+            @Override
+            public void applied(PolicyConfig config) {
+                events.add(config);
+            }
+
+            @Override
+            public void rejected(PolicyConfigException reason) {
+                events.add(reason);
+            }
+        };
+    }
 
     @AfterEach
     void closeStore() {
