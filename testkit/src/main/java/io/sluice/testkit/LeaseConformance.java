@@ -16,11 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import net.jqwik.api.Arbitraries;
@@ -197,34 +192,13 @@ final class LeaseConformance {
 
     /** Leases of 1 to 7 tokens from {@link #THREADS} threads at once, {@code perThread} each. */
     private List<Lease> concurrently(String key, List<Limit> limits, int perThread) {
-        ExecutorService threads = Executors.newFixedThreadPool(THREADS);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<List<Lease>>> results = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                long maxTokens = 1 + t % 7;
-                results.add(threads.submit(() -> {
-                    start.await();
-                    List<Lease> leases = new ArrayList<>();
-                    for (int i = 0; i < perThread; i++) {
-                        leases.add((Lease) await.apply(store.lease(key, limits, maxTokens)));
-                    }
-                    return leases;
-                }));
+        return AtOnce.run(THREADS, "a concurrent lease failed", t -> {
+            long maxTokens = 1 + t % 7;
+            List<Lease> leases = new ArrayList<>();
+            for (int i = 0; i < perThread; i++) {
+                leases.add((Lease) await.apply(store.lease(key, limits, maxTokens)));
             }
-            start.countDown();
-            List<Lease> all = new ArrayList<>();
-            for (Future<List<Lease>> result : results) {
-                all.addAll(result.get());
-            }
-            return all;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        } catch (ExecutionException e) {
-            throw new AssertionError("a concurrent lease failed", e.getCause());
-        } finally {
-            threads.shutdownNow();
-        }
+            return leases;
+        });
     }
 }

@@ -18,11 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -327,35 +323,14 @@ public abstract class StoreConformance {
 
     /** Sends {@code attempts} requests of cost 1 from {@link #THREADS} threads at once. */
     private static List<Decision> concurrently(Store store, String key, List<Limit> limits, long attempts) {
-        ExecutorService threads = Executors.newFixedThreadPool(THREADS);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<List<Decision>>> results = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                long share = attempts / THREADS + (t < attempts % THREADS ? 1 : 0);
-                results.add(threads.submit(() -> {
-                    start.await();
-                    List<Decision> decisions = new ArrayList<>();
-                    for (long i = 0; i < share; i++) {
-                        decisions.add(await(store.tryAcquire(key, limits, 1)));
-                    }
-                    return decisions;
-                }));
+        return AtOnce.run(THREADS, "a concurrent request failed", t -> {
+            long share = attempts / THREADS + (t < attempts % THREADS ? 1 : 0);
+            List<Decision> decisions = new ArrayList<>();
+            for (long i = 0; i < share; i++) {
+                decisions.add(await(store.tryAcquire(key, limits, 1)));
             }
-            start.countDown();
-            List<Decision> all = new ArrayList<>();
-            for (Future<List<Decision>> result : results) {
-                all.addAll(result.get());
-            }
-            return all;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        } catch (ExecutionException e) {
-            throw new AssertionError("a concurrent request failed", e.getCause());
-        } finally {
-            threads.shutdownNow();
-        }
+            return decisions;
+        });
     }
 
     // ---- all or nothing --------------------------------------------------------------------
