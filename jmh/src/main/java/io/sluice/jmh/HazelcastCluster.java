@@ -1,7 +1,9 @@
 package io.sluice.jmh;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -37,6 +39,12 @@ final class HazelcastCluster implements AutoCloseable {
     static final String CALLER_NAME = "caller";
     /** The instance name of the other member in a {@linkplain #start(boolean) named} cluster. */
     static final String OWNER_NAME = "owner";
+
+    /**
+     * The end of the names of maps that both members keep in {@link InMemoryFormat#OBJECT}
+     * format (Hazelcast's default is {@code BINARY}): a benchmark picks the format by the name.
+     */
+    static final String OBJECT_FORMAT_MAPS = "-object";
 
     private final Process remote;
     private final HazelcastInstance caller;
@@ -141,6 +149,7 @@ final class HazelcastCluster implements AutoCloseable {
         join.getTcpIpConfig().setEnabled(true)
                 .addMember("127.0.0.1:" + ownPort)
                 .addMember("127.0.0.1:" + otherPort);
+        config.addMapConfig(new MapConfig("*" + OBJECT_FORMAT_MAPS).setInMemoryFormat(InMemoryFormat.OBJECT));
         HazelcastStore.configureSerialization(config.getSerializationConfig());
         HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), BUCKET4J_TYPE_ID_BASE);
         config.getSerializationConfig().addDataSerializableFactory(

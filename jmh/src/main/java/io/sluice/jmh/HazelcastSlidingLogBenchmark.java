@@ -27,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * on a hot key whose log holds {@code permits} entries: what {@link GridSlidingLogBenchmark}
  * leaves out (the call, the owner storing the new value, its backup) included. The store
  * decides at the caller's virtual clock, so that every decision is the same {@link SlidingLogOutcome},
- * as in {@link LocalSlidingLogBenchmark}. Run with {@code -jvmArgsAppend} of
+ * as in {@link LocalSlidingLogBenchmark}. The map is in Hazelcast's default {@code BINARY} in-memory
+ * format or in {@code OBJECT} format ({@link #format}). Run with {@code -jvmArgsAppend} of
  * {@link HazelcastCluster#JVM_ARGS}; it uses only the store's public API, so it also runs
  * against an older Sluice for a before-and-after.
  */
@@ -40,8 +41,15 @@ import org.openjdk.jmh.annotations.Warmup;
 public class HazelcastSlidingLogBenchmark {
 
     /** The limit's permits: the log's entries. */
-    @Param({"1000", "10000"})
+    @Param({"100", "1000", "10000"})
     public int permits;
+
+    /**
+     * The map's in-memory format: Hazelcast's default {@code BINARY}, or {@code OBJECT}
+     * ({@link HazelcastCluster#OBJECT_FORMAT_MAPS}), where a member keeps the value itself.
+     */
+    @Param({"BINARY", "OBJECT"})
+    public String format;
 
     /** What every decision does. */
     @Param
@@ -58,7 +66,9 @@ public class HazelcastSlidingLogBenchmark {
     @Setup(Level.Trial)
     public void fillTheLog() {
         cluster = HazelcastCluster.start();
-        store = HazelcastStore.builder(cluster.caller()).mapName("sluice-jmh-sliding-log")
+        String map = "OBJECT".equals(format) ? "sluice-jmh-sliding-log" + HazelcastCluster.OBJECT_FORMAT_MAPS
+                : "sluice-jmh-sliding-log";
+        store = HazelcastStore.builder(cluster.caller()).mapName(map)
                 .timeout(Duration.ofSeconds(10)).countInstances(false).clockForTesting(() -> nowMicros).build();
         limits = SlidingLogOutcome.steadyLimits(permits);
         String candidate = "hot-key";

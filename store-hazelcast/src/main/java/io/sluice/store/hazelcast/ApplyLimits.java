@@ -1,5 +1,6 @@
 package io.sluice.store.hazelcast;
 
+import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
@@ -21,11 +22,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Hazelcast's default backup processor is the processor itself, which would recompute
  * the decision on each backup with the backup member's clock and could store another
- * state. Instead, {@link #getBackupProcessor()} hands the backups a {@link WriteState} with
- * the bytes and time to live computed here; nothing is sent when nothing changed (a denial).
- * Hazelcast asks for the backup processor after {@link #process} on the same instance, and
- * runs a new instance for every invocation, so the field carrying it is never shared between
- * requests.
+ * state. Instead, {@link #getBackupProcessor()} hands the backups what makes them store the
+ * bytes and time to live computed here: the operation to replay at the owner's time
+ * ({@link ReplayOnBackup}) when the new state is larger than that (a sliding log: the state
+ * grows with the log, the request does not), else the bytes themselves ({@link WriteState});
+ * nothing is sent when nothing changed (a denial). The replay is off on an owner whose
+ * configuration sets {@link HazelcastStore#REPLAY_BACKUPS_PROPERTY} to {@code false} (during a
+ * rolling upgrade from a version that cannot read it). Hazelcast asks for the backup processor
+ * after {@link #process} on the same instance, and runs a new instance for every invocation,
+ * so the fields carrying it are never shared between requests.
  *
  * <p>On the wire a decision is type {@link ProcessorFactory#APPLY_LIMITS} (the request's bytes)
  * and a lease or give-back type {@link ProcessorFactory#LEASE_LIMITS} (the bytes, then the lease
@@ -40,7 +45,9 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
     private GridOperation operation;
 
     private transient @Nullable HazelcastInstance member;
-    private transient @Nullable WriteState write;
+    private transient @Nullable EntryProcessor<String, byte[], long[]> backup;
+    /** The owner's time, once {@link #process} read it: what a replay on the backups decides at. */
+    private transient long ownerNowMicros = GridRequest.MEMBER_CLOCK;
 
     /** For deserialization on a member: an operation of the kind its type id names. */
     ApplyLimits(boolean leasing) {
@@ -60,18 +67,42 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
 
     @Override
     public long[] process(Map.Entry<String, byte[]> entry) {
-        GridRequest.Outcome outcome = operation.run(entry.getValue(), () -> MemberClock.nowMicros(member));
-        write = outcome.write() ? WriteState.of(outcome.state(), outcome.ttlMicros(), operation.usesMemberClock())
-                : null;
-        if (write != null) {
-            write.process(entry);
+        byte[] stored = entry.getValue();
+        GridRequest.Outcome outcome = operation.run(stored, this::readOwnersClock);
+        if (!outcome.write()) {
+            backup = null;
+            return outcome.reply();
         }
+        WriteState write = WriteState.of(outcome.state(), outcome.ttlMicros(), operation.usesMemberClock());
+        write.process(entry);
+        backup = replaySmaller(outcome.state()) && replayAllowed()
+                ? new ReplayOnBackup(operation, ownerNowMicros, stored == null) : write;
         return outcome.reply();
+    }
+
+    private long readOwnersClock() {
+        ownerNowMicros = MemberClock.nowMicros(member);
+        return ownerNowMicros;
+    }
+
+    /** Whether replaying the operation sends fewer bytes to each backup than the new state. */
+    private boolean replaySmaller(byte @Nullable [] state) {
+        return state != null && state.length > operation.request().length + ReplayOnBackup.FIELD_BYTES;
+    }
+
+    private boolean replayAllowed() {
+        HazelcastInstance instance = member;
+        return instance == null || replaysBackups(instance.getConfig());
+    }
+
+    /** Whether a member of {@code config} replays on its backups ({@link HazelcastStore#REPLAY_BACKUPS_PROPERTY}). */
+    static boolean replaysBackups(Config config) {
+        return !"false".equals(config.getProperty(HazelcastStore.REPLAY_BACKUPS_PROPERTY));
     }
 
     @Override
     public @Nullable EntryProcessor<String, byte[], long[]> getBackupProcessor() {
-        return write;
+        return backup;
     }
 
     @Override

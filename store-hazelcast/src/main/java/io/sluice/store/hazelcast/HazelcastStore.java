@@ -63,6 +63,16 @@ public final class HazelcastStore {
     /** How many decisions may be waiting for the cluster at once unless told otherwise. */
     public static final int DEFAULT_CONCURRENCY = 64;
 
+    /**
+     * A member's property (in its configuration's {@code properties}, or a system property of
+     * its JVM): {@code false} makes it send its backups the new state's bytes after every
+     * admission, as versions before 2026-12-02 did, instead of the request to replay at its time
+     * when the state is the larger (a sliding log). Set it on the members of this version while
+     * members of an earlier version, which cannot read a replay, are in the cluster (a rolling
+     * upgrade). Unset, or any other value: the replay is on.
+     */
+    public static final String REPLAY_BACKUPS_PROPERTY = "sluice.hazelcast.replay-backups";
+
     /** How long {@link Builder#build()} waits for its warm-up decisions at most. */
     static final Duration WARM_UP_PATIENCE = Duration.ofSeconds(10);
 

@@ -22,6 +22,11 @@ final class ProcessorFactory implements DataSerializableFactory {
     /** {@link ApplyLimits} of a lease or a give-back (a processor of its own until 2026-12-01). */
     static final int LEASE_LIMITS = 4;
     static final int INSTANCE_BEAT = 5;
+    /**
+     * {@link ReplayOnBackup} (since 2026-12-02): only an owner sends it, to its backups, so a
+     * member of an earlier version receives it only as a backup of a newer owner.
+     */
+    static final int REPLAY_ON_BACKUP = 6;
 
     @Override
     public @Nullable IdentifiedDataSerializable create(int typeId) {
@@ -34,6 +39,8 @@ final class ProcessorFactory implements DataSerializableFactory {
                 return new ApplyLimits(true);
             case INSTANCE_BEAT:
                 return new InstanceBeat();
+            case REPLAY_ON_BACKUP:
+                return new ReplayOnBackup();
             default:
                 // Hazelcast turns null into an error naming the factory and the type id.
                 return null;

@@ -61,7 +61,7 @@ class HazelcastClusterIT {
         for (long skew : new long[] {-SKEW_MICROS, 0, SKEW_MICROS}) {
             TimeSource clock = () -> system.nowMicros() + skew;
             cluster.startMember(clock, config -> config.addMapConfig(
-                    new MapConfig("backups").setBackupCount(1).setReadBackupData(true)));
+                    new MapConfig("backups-*").setBackupCount(1).setReadBackupData(true)));
         }
         members = cluster.members();
         client = cluster.startClient();
@@ -146,19 +146,27 @@ class HazelcastClusterIT {
         }
     }
 
-    @Test
-    void backupsHoldTheBytesTheOwnerComputedNotTheirOwn() {
+    static Stream<Limit> backedUpLimits() {
+        // A token bucket's backups get the owner's bytes; a sliding log's, soon larger than the
+        // request, replay the request at the owner's time.
+        return Stream.of(Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1)).withBurst(20),
+                Limit.of(Algorithms.SLIDING_LOG, 100, Duration.ofMinutes(1)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("backedUpLimits")
+    void backupsHoldTheBytesTheOwnerComputedNotTheirOwn(Limit limit) {
         String key = "backed-up";
+        String map = "backups-" + limit.algorithm().name();
         HazelcastInstance owner = cluster.owner(key);
         HazelcastInstance caller = members.stream().filter(m -> m != owner).findFirst().orElseThrow();
-        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1)).withBurst(20);
-        Store store = store(caller, "backups", null);
+        Store store = store(caller, map, null);
 
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 20; i++) {
             assertThat(store.tryAcquire(key, List.of(limit), 1).toCompletableFuture().join().allowed()).isTrue();
-            HazelcastInstance backup = backupHolder(owner);
-            byte[] owners = owner.<String, byte[]>getMap("backups").get(key);
-            byte[] backups = backup.<String, byte[]>getMap("backups").get(key);
+            HazelcastInstance backup = backupHolder(owner, map);
+            byte[] owners = owner.<String, byte[]>getMap(map).get(key);
+            byte[] backups = backup.<String, byte[]>getMap(map).get(key);
             assertThat(backups).isEqualTo(owners);
         }
     }
@@ -360,11 +368,11 @@ class HazelcastClusterIT {
         return new ArrayList<>(decisions);
     }
 
-    /** The member other than {@code owner} that holds a backup of the map's single entry. */
-    private static HazelcastInstance backupHolder(HazelcastInstance owner) {
+    /** The member other than {@code owner} that holds a backup of {@code map}'s single entry. */
+    private static HazelcastInstance backupHolder(HazelcastInstance owner, String map) {
         return members.stream()
                 .filter(m -> m != owner)
-                .filter(m -> m.getMap("backups").getLocalMapStats().getBackupEntryCount() > 0)
+                .filter(m -> m.getMap(map).getLocalMapStats().getBackupEntryCount() > 0)
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no member holds a backup"));
     }

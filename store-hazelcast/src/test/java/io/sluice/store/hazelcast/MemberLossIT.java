@@ -3,6 +3,7 @@ package io.sluice.store.hazelcast;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
@@ -60,6 +61,38 @@ class MemberLossIT {
     @Test
     void theOwnerKilledMidLoadLosesNoState() throws Exception {
         loseTheOwnerMidLoad(owner -> owner.getLifecycleService().terminate());
+    }
+
+    /**
+     * A sliding log's backups replay its admissions at the owner's time (the members' clocks
+     * are a few microseconds apart at least): once the owner is killed, the new owner holds
+     * exactly the owner's bytes with its time to live, and decides on them.
+     */
+    @Test
+    void theNewOwnerOfASlidingLogHoldsTheKilledOwnersBytesAndTimeToLive() throws Exception {
+        String key = "log";
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, LIMIT, Duration.ofHours(1));
+        HazelcastInstance owner = cluster.owner(key);
+        HazelcastInstance caller = cluster.members().stream().filter(m -> m != owner).findFirst().orElseThrow();
+        RateLimiter limiter = RateLimiter.builder().limit(log)
+                .store(HazelcastStore.builder(caller).timeout(Duration.ofSeconds(60)).build()).build();
+        // From 8 threads: lone decisions and batches.
+        assertThat(HazelcastClusterIT.hammer(List.of(limiter), key, LOSS_AFTER_ADMITTED))
+                .allMatch(Decision::allowed);
+        IMap<String, byte[]> owners = owner.getMap(HazelcastStore.DEFAULT_MAP_NAME);
+        byte[] state = owners.get(key);
+        long ttlMillis = owners.getEntryView(key).getTtl();
+
+        owner.getLifecycleService().terminate();
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!caller.getPartitionService().isClusterSafe() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        IMap<String, byte[]> newOwners = cluster.owner(key).getMap(HazelcastStore.DEFAULT_MAP_NAME);
+        assertThat(newOwners.get(key)).isEqualTo(state);
+        assertThat(newOwners.getEntryView(key).getTtl()).isEqualTo(ttlMillis);
+        assertThat(limiter.decide(key).remaining()).isEqualTo(LIMIT - LOSS_AFTER_ADMITTED - 1);
     }
 
     /**
