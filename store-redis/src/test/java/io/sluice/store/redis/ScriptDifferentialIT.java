@@ -2,23 +2,13 @@ package io.sluice.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.Decisions;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
-import io.sluice.api.Store;
 import io.sluice.api.Transition;
-import io.sluice.testkit.VirtualClock;
-import io.sluice.testkit.redis.RedisFixture;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -40,45 +30,21 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  */
 class ScriptDifferentialIT {
 
-    private static final long FAR_FUTURE = 1L << 52;
     /** The sliding log's format 1 (costs), as the script reads it; format 2 (running totals) is this plus 1. */
     private static final long SLIDING_LOG_TAG = 2 * 256 + 1;
     /** The sliding log's part of the client's value when its entries are in a list (sliding-log.lua). */
     private static final long LOG_TAG = 2 * 256 + 129;
-    private static final long[] PERIODS = {1, 3, 10, 1_000, 999_983, 1_000_000, 60_000_000,
-        3_600_000_000L, 86_400_000_000L, 366 * 86_400_000_000L};
-    private static final long[] PERMITS = {1, 2, 3, 7, 10, 100, 1_000, 1_000_000, 1_000_000_000};
 
-    private static final RedisFixture redis = RedisFixture.standalone();
-    private static RedisClient client;
-    private static StatefulRedisConnection<byte[], byte[]> connection;
-    private static RedisCommands<byte[], byte[]> raw;
-    private static final VirtualClock clock = new VirtualClock(0);
-    private static Store store;
+    private static final ScriptRig rig = new ScriptRig();
 
     @BeforeContainer
     static void start() {
-        redis.start();
-        client = RedisClient.create(redis.uri());
-        connection = client.connect(ByteArrayCodec.INSTANCE);
-        raw = connection.sync();
-        store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
-                .clockForTesting(clock).build();
+        rig.start();
     }
 
     @AfterContainer
     static void stop() {
-        // Null when start() failed part way: close what was opened, and let start()'s error be the one reported.
-        if (store != null) {
-            store.close();
-        }
-        if (connection != null) {
-            connection.close();
-        }
-        if (client != null) {
-            client.shutdown();
-        }
-        redis.close();
+        rig.close();
     }
 
     @Property(tries = 1500)
@@ -110,29 +76,29 @@ class ScriptDifferentialIT {
             Limit limit = request.limits.get(i);
             long[] state = request.states.get(i);
             byte[] logKey = logKey(identity, limit);
-            raw.del(logKey);
+            rig.raw.del(logKey);
             long[] scriptState = limit.algorithm() == Algorithms.SLIDING_LOG ? costs(state) : state;
             if (scriptState != null && limit.algorithm() == Algorithms.SLIDING_LOG && request.listedLogs.get(i)
                     && scriptState[0] == SLIDING_LOG_TAG && scriptState.length % 2 == 1) {
-                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, listLog(logKey, scriptState)));
+                before.put(limit.name(), new StoredValue.Entry(ScriptRig.FAR_FUTURE, listLog(logKey, scriptState)));
             } else if (scriptState != null) {
                 // A sliding log of costs is how key schema 1 held it: moved into a list when admitted.
-                before.put(limit.name(), new StoredValue.Entry(FAR_FUTURE, scriptState));
+                before.put(limit.name(), new StoredValue.Entry(ScriptRig.FAR_FUTURE, scriptState));
             }
             expected.add(limit.algorithm().transition(state, request.now, limit, request.cost));
         }
         if (before.isEmpty()) {
-            raw.del(key);
+            rig.raw.del(key);
         } else {
-            raw.set(key, StoredValue.encode(before, request.now));
+            rig.raw.set(key, StoredValue.encode(before, request.now));
         }
         Decision reference = Decisions.combine(request.limits, expected);
 
-        clock.setMicros(request.now);
-        Decision decision = store.tryAcquire(identity, request.limits, request.cost).toCompletableFuture().join();
+        rig.clock.setMicros(request.now);
+        Decision decision = rig.store.tryAcquire(identity, request.limits, request.cost).toCompletableFuture().join();
 
         assertThat(decision).as("decision").isEqualTo(reference);
-        byte[] value = raw.get(key);
+        byte[] value = rig.raw.get(key);
         if (!reference.allowed()) {
             assertThat(value).as("untouched states").isEqualTo(before.isEmpty() ? null : StoredValue.encode(before, request.now));
             return;
@@ -186,7 +152,7 @@ class ScriptDifferentialIT {
     private static long[] listLog(byte[] logKey, long[] state) {
         long used = 0;
         for (int i = 1; i + 1 < state.length; i += 2) {
-            raw.rpush(logKey, (state[i] + ":" + state[i + 1]).getBytes(StandardCharsets.UTF_8));
+            rig.raw.rpush(logKey, (state[i] + ":" + state[i + 1]).getBytes(StandardCharsets.UTF_8));
             used += state[i + 1];
         }
         return new long[] {LOG_TAG, used, state.length > 1 ? state[state.length - 2] : 0};
@@ -194,7 +160,7 @@ class ScriptDifferentialIT {
 
     /** The reference's sliding-log state of what the script keeps: checks the value's part and the list agree. */
     private static long[] unlistLog(byte[] logKey, long[] stored) {
-        List<byte[]> entries = raw.lrange(logKey, 0, -1);
+        List<byte[]> entries = rig.raw.lrange(logKey, 0, -1);
         long[] state = new long[1 + 2 * entries.size()];
         state[0] = SLIDING_LOG_TAG;
         long used = 0;
@@ -206,7 +172,7 @@ class ScriptDifferentialIT {
         }
         assertThat(stored).as("the client value's part of a sliding log")
                 .containsExactly(LOG_TAG, used, state[state.length - 2]);
-        assertThat(raw.pttl(logKey)).as("the log's time to live").isPositive();
+        assertThat(rig.raw.pttl(logKey)).as("the log's time to live").isPositive();
         return state;
     }
 
@@ -226,11 +192,11 @@ class ScriptDifferentialIT {
             long smallestCapacity = Long.MAX_VALUE;
             for (int i = 0; i < limitCount; i++) {
                 Algorithm algorithm = Algorithms.all().get(random.nextInt(Algorithms.all().size()));
-                Limit limit = randomLimit(random, algorithm).named("limit-" + i);
+                Limit limit = ScriptRig.randomLimit(random, algorithm).named("limit-" + i);
                 request.limits.add(limit);
                 smallestCapacity = Math.min(smallestCapacity, limit.burst());
                 // The state was written under these parameters, or under others (a tier changed).
-                Limit writtenUnder = random.nextInt(5) == 0 ? randomLimit(random, algorithm) : limit;
+                Limit writtenUnder = random.nextInt(5) == 0 ? ScriptRig.randomLimit(random, algorithm) : limit;
                 request.states.add(history(random, writtenUnder, request.now));
                 request.listedLogs.add(random.nextInt(4) != 0);
             }
@@ -239,31 +205,6 @@ class ScriptDifferentialIT {
                     : choice == 1 ? smallestCapacity + 1
                     : 1 + (long) (random.nextDouble() * Math.min(smallestCapacity, 50));
             return request;
-        }
-
-        private static Limit randomLimit(Random random, Algorithm algorithm) {
-            long period = random.nextBoolean() ? PERIODS[random.nextInt(PERIODS.length)]
-                    : 1 + (long) (random.nextDouble() * 100_000_000_000L);
-            long permits = random.nextBoolean() ? PERMITS[random.nextInt(PERMITS.length)]
-                    : 1 + random.nextInt(1_000);
-            if (algorithm == Algorithms.SLIDING_LOG) {
-                permits = Math.min(permits, 10_000); // the most a sliding log accepts
-            }
-            Limit limit;
-            try {
-                limit = Limit.of(algorithm, permits, Duration.of(period, ChronoUnit.MICROS));
-            } catch (IllegalArgumentException notEnforceable) {
-                return randomLimit(random, algorithm); // a rate a bucket cannot enforce: draw another
-            }
-            if (algorithm == Algorithms.TOKEN_BUCKET || algorithm == Algorithms.GCRA) {
-                long burst = random.nextBoolean() ? 1 + (long) (random.nextDouble() * permits * 2) : 1 + random.nextInt(20);
-                try {
-                    return limit.withBurst(Math.min(burst, Limit.MAX_PERMITS));
-                } catch (IllegalArgumentException bucketTooLarge) {
-                    return limit.withBurst(1);
-                }
-            }
-            return limit;
         }
 
         /** The state after a few requests up to about {@code now}; sometimes malformed or after {@code now}. */

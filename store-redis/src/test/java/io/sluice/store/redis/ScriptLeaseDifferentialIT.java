@@ -2,24 +2,14 @@ package io.sluice.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.KeyState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
-import io.sluice.api.Store;
 import io.sluice.api.Transition;
-import io.sluice.testkit.VirtualClock;
-import io.sluice.testkit.redis.RedisFixture;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -43,42 +33,19 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  */
 class ScriptLeaseDifferentialIT {
 
-    private static final long FAR_FUTURE = 1L << 52;
     private static final List<Algorithm> LEASABLE = List.of(Algorithms.FIXED_WINDOW,
             Algorithms.SLIDING_WINDOW_COUNTER, Algorithms.TOKEN_BUCKET, Algorithms.GCRA);
-    private static final long[] PERIODS = {1, 3, 10, 1_000, 999_983, 1_000_000, 60_000_000,
-        3_600_000_000L, 86_400_000_000L, 366 * 86_400_000_000L};
-    private static final long[] PERMITS = {1, 2, 3, 7, 10, 100, 1_000, 1_000_000, 1_000_000_000};
 
-    private static final RedisFixture redis = RedisFixture.standalone();
-    private static RedisClient client;
-    private static StatefulRedisConnection<byte[], byte[]> connection;
-    private static RedisCommands<byte[], byte[]> raw;
-    private static final VirtualClock clock = new VirtualClock(0);
-    private static Store store;
+    private static final ScriptRig rig = new ScriptRig();
 
     @BeforeContainer
     static void start() {
-        redis.start();
-        client = RedisClient.create(redis.uri());
-        connection = client.connect(ByteArrayCodec.INSTANCE);
-        raw = connection.sync();
-        store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
-                .clockForTesting(clock).build();
+        rig.start();
     }
 
     @AfterContainer
     static void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (connection != null) {
-            connection.close();
-        }
-        if (client != null) {
-            client.shutdown();
-        }
-        redis.close();
+        rig.close();
     }
 
     @Property(tries = 1500)
@@ -88,19 +55,19 @@ class ScriptLeaseDifferentialIT {
         Map<String, StoredValue.Entry> before = new LinkedHashMap<>();
         for (int i = 0; i < request.limits.size(); i++) {
             if (request.states.get(i) != null) {
-                before.put(request.limits.get(i).name(), new StoredValue.Entry(FAR_FUTURE, request.states.get(i)));
+                before.put(request.limits.get(i).name(), new StoredValue.Entry(ScriptRig.FAR_FUTURE, request.states.get(i)));
             }
         }
         if (before.isEmpty()) {
-            raw.del(key);
+            rig.raw.del(key);
         } else {
-            raw.set(key, StoredValue.encode(before, request.now));
+            rig.raw.set(key, StoredValue.encode(before, request.now));
         }
         KeyState reference = KeyState.decode(keyState(before, request.now));
 
         Lease expected = reference.lease(request.limits, request.now, request.maxTokens);
-        clock.setMicros(request.now);
-        Lease lease = store.lease(identity, request.limits, request.maxTokens).toCompletableFuture().join();
+        rig.clock.setMicros(request.now);
+        Lease lease = rig.store.lease(identity, request.limits, request.maxTokens).toCompletableFuture().join();
 
         assertThat(lease).as("lease").isEqualTo(expected);
         assertThat(held(key, request.now)).as("states after the lease").isEqualTo(reference.encode());
@@ -111,11 +78,11 @@ class ScriptLeaseDifferentialIT {
         long unused = request.unusedShare == 0 ? 0 : Math.max(1, (long) (lease.tokens() * request.unusedShare));
         Lease givenBack = new Lease(lease.tokens(), request.now - request.takenEarlierBy, lease.decision());
         long later = request.now + request.later;
-        byte[] leased = raw.get(key);
-        clock.setMicros(later);
-        store.giveBack(identity, request.limits, givenBack, unused).toCompletableFuture().join();
+        byte[] leased = rig.raw.get(key);
+        rig.clock.setMicros(later);
+        rig.store.giveBack(identity, request.limits, givenBack, unused).toCompletableFuture().join();
         if (unused == 0) {
-            assertThat(raw.get(key)).as("untouched by giving back nothing").isEqualTo(leased);
+            assertThat(rig.raw.get(key)).as("untouched by giving back nothing").isEqualTo(leased);
             return;
         }
         reference.giveBack(request.limits, later, givenBack.takenAtMicros(), unused);
@@ -134,7 +101,7 @@ class ScriptLeaseDifferentialIT {
      * expired at {@code now}: written in format 1, read and encoded again, as the reference is.
      */
     private static byte[] held(byte[] key, long now) {
-        byte[] value = raw.get(key);
+        byte[] value = rig.raw.get(key);
         Map<String, StoredValue.Entry> entries = new LinkedHashMap<>();
         if (value != null) {
             StoredValue.decode(value).forEach((name, entry) -> {
@@ -198,11 +165,11 @@ class ScriptLeaseDifferentialIT {
             long largestCapacity = 1;
             for (int i = 0; i < limitCount; i++) {
                 Algorithm algorithm = LEASABLE.get(random.nextInt(LEASABLE.size()));
-                Limit limit = randomLimit(random, algorithm).named("limit-" + i);
+                Limit limit = ScriptRig.randomLimit(random, algorithm).named("limit-" + i);
                 request.limits.add(limit);
                 shortestPeriod = Math.min(shortestPeriod, limit.periodMicros());
                 largestCapacity = Math.max(largestCapacity, limit.burst());
-                Limit writtenUnder = random.nextInt(5) == 0 ? randomLimit(random, algorithm) : limit;
+                Limit writtenUnder = random.nextInt(5) == 0 ? ScriptRig.randomLimit(random, algorithm) : limit;
                 request.states.add(history(random, writtenUnder, request.now));
             }
             int choice = random.nextInt(10);
@@ -213,27 +180,6 @@ class ScriptLeaseDifferentialIT {
             request.later = random.nextInt(4) == 0 ? 0 : (long) (random.nextDouble() * 1.5 * shortestPeriod);
             request.takenEarlierBy = random.nextInt(5) == 0 ? (long) (random.nextDouble() * 2 * shortestPeriod) : 0;
             return request;
-        }
-
-        private static Limit randomLimit(Random random, Algorithm algorithm) {
-            long period = random.nextBoolean() ? PERIODS[random.nextInt(PERIODS.length)]
-                    : 1 + (long) (random.nextDouble() * 100_000_000_000L);
-            long permits = random.nextBoolean() ? PERMITS[random.nextInt(PERMITS.length)] : 1 + random.nextInt(1_000);
-            Limit limit;
-            try {
-                limit = Limit.of(algorithm, permits, Duration.of(period, ChronoUnit.MICROS));
-            } catch (IllegalArgumentException notEnforceable) {
-                return randomLimit(random, algorithm);
-            }
-            if (algorithm == Algorithms.TOKEN_BUCKET || algorithm == Algorithms.GCRA) {
-                long burst = random.nextBoolean() ? 1 + (long) (random.nextDouble() * permits * 2) : 1 + random.nextInt(20);
-                try {
-                    return limit.withBurst(Math.min(burst, Limit.MAX_PERMITS));
-                } catch (IllegalArgumentException bucketTooLarge) {
-                    return limit.withBurst(1);
-                }
-            }
-            return limit;
         }
 
         /** The state after a few requests up to about {@code now}; sometimes malformed or after {@code now}. */

@@ -1,0 +1,93 @@
+package io.sluice.store.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.sluice.algorithms.Algorithms;
+import io.sluice.api.Algorithm;
+import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.testkit.VirtualClock;
+import io.sluice.testkit.redis.RedisFixture;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Random;
+
+/**
+ * What the scripts' differential tests share: a {@code redis-server} of their own, a
+ * connection that writes and reads a client's value byte for byte ({@link #raw}), the store
+ * on a virtual clock ({@link #store}, {@link #clock}), and the random limits they draw.
+ */
+final class ScriptRig implements AutoCloseable {
+
+    /** An expiry no test reaches, for the states a test writes. */
+    static final long FAR_FUTURE = 1L << 52;
+    private static final long[] PERIODS = {1, 3, 10, 1_000, 999_983, 1_000_000, 60_000_000,
+        3_600_000_000L, 86_400_000_000L, 366 * 86_400_000_000L};
+    private static final long[] PERMITS = {1, 2, 3, 7, 10, 100, 1_000, 1_000_000, 1_000_000_000};
+
+    final VirtualClock clock = new VirtualClock(0);
+    /** Final, so that {@link #close} closes it (a no-op when it never started) instead of hiding why it did not. */
+    private final RedisFixture redis = RedisFixture.standalone();
+    private RedisClient client;
+    private StatefulRedisConnection<byte[], byte[]> connection;
+    RedisCommands<byte[], byte[]> raw;
+    Store store;
+
+    /** Starts the server, connects, and builds the store on {@link #clock}. */
+    void start() {
+        redis.start();
+        client = RedisClient.create(redis.uri());
+        connection = client.connect(ByteArrayCodec.INSTANCE);
+        raw = connection.sync();
+        store = RedisStore.standalone(RedisURI.create(redis.uri())).commandTimeout(Duration.ofSeconds(10))
+                .clockForTesting(clock).build();
+    }
+
+    @Override
+    public void close() {
+        // Null when start() failed part way: close what was opened, and let start()'s error be the one reported.
+        if (store != null) {
+            store.close();
+        }
+        if (connection != null) {
+            connection.close();
+        }
+        if (client != null) {
+            client.shutdown();
+        }
+        redis.close();
+    }
+
+    /**
+     * A limit of {@code algorithm} with a period and permits often at the edges (one
+     * microsecond, a leap year, one permit, a billion), and for a bucket a burst below or above
+     * its permits.
+     */
+    static Limit randomLimit(Random random, Algorithm algorithm) {
+        long period = random.nextBoolean() ? PERIODS[random.nextInt(PERIODS.length)]
+                : 1 + (long) (random.nextDouble() * 100_000_000_000L);
+        long permits = random.nextBoolean() ? PERMITS[random.nextInt(PERMITS.length)]
+                : 1 + random.nextInt(1_000);
+        if (algorithm == Algorithms.SLIDING_LOG) {
+            permits = Math.min(permits, 10_000); // the most a sliding log accepts
+        }
+        Limit limit;
+        try {
+            limit = Limit.of(algorithm, permits, Duration.of(period, ChronoUnit.MICROS));
+        } catch (IllegalArgumentException notEnforceable) {
+            return randomLimit(random, algorithm); // a rate a bucket cannot enforce: draw another
+        }
+        if (algorithm == Algorithms.TOKEN_BUCKET || algorithm == Algorithms.GCRA) {
+            long burst = random.nextBoolean() ? 1 + (long) (random.nextDouble() * permits * 2) : 1 + random.nextInt(20);
+            try {
+                return limit.withBurst(Math.min(burst, Limit.MAX_PERMITS));
+            } catch (IllegalArgumentException bucketTooLarge) {
+                return limit.withBurst(1);
+            }
+        }
+        return limit;
+    }
+}
