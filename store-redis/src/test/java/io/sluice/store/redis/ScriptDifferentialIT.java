@@ -197,7 +197,8 @@ class ScriptDifferentialIT {
                 smallestCapacity = Math.min(smallestCapacity, limit.burst());
                 // The state was written under these parameters, or under others (a tier changed).
                 Limit writtenUnder = random.nextInt(5) == 0 ? ScriptRig.randomLimit(random, algorithm) : limit;
-                request.states.add(history(random, writtenUnder, request.now));
+                request.states.add(ScriptRig.history(random, writtenUnder, request.now,
+                        Math.max(1, Math.min(writtenUnder.burst(), 100) / 3)));
                 request.listedLogs.add(random.nextInt(4) != 0);
             }
             int choice = random.nextInt(20);
@@ -205,33 +206,6 @@ class ScriptDifferentialIT {
                     : choice == 1 ? smallestCapacity + 1
                     : 1 + (long) (random.nextDouble() * Math.min(smallestCapacity, 50));
             return request;
-        }
-
-        /** The state after a few requests up to about {@code now}; sometimes malformed or after {@code now}. */
-        private static long[] history(Random random, Limit limit, long now) {
-            int requests = random.nextInt(4) == 0 ? 0 : random.nextInt(15);
-            long span = Math.min(3 * limit.periodMicros(), 100_000_000_000L);
-            long t = Math.max(0, now - (long) (random.nextDouble() * span));
-            long[] state = null;
-            for (int i = 0; i < requests; i++) {
-                long cost = 1 + (long) (random.nextDouble() * Math.max(1, Math.min(limit.burst(), 100) / 3));
-                Transition transition = limit.algorithm().transition(state, t, limit, cost);
-                if (transition.allowed()) {
-                    state = transition.state();
-                }
-                t += (long) (random.nextDouble() * span / Math.max(1, requests)) * (random.nextInt(10) == 0 ? 0 : 1);
-                if (random.nextInt(10) == 0) {
-                    // A clock that went back, or one ahead of this request's.
-                    t = Math.max(0, t + (long) ((random.nextDouble() - 0.3) * limit.periodMicros()));
-                }
-            }
-            if (state != null && random.nextInt(20) == 0) {
-                state = Arrays.copyOf(state, state.length + 1);
-            } else if (state != null && random.nextInt(20) == 0) {
-                state = state.clone();
-                state[0] += 256; // another algorithm's tag, or none at all
-            }
-            return state;
         }
 
         @Override

@@ -7,7 +7,6 @@ import io.sluice.algorithms.KeyState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
-import io.sluice.api.Transition;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -170,7 +169,8 @@ class ScriptLeaseDifferentialIT {
                 shortestPeriod = Math.min(shortestPeriod, limit.periodMicros());
                 largestCapacity = Math.max(largestCapacity, limit.burst());
                 Limit writtenUnder = random.nextInt(5) == 0 ? ScriptRig.randomLimit(random, algorithm) : limit;
-                request.states.add(history(random, writtenUnder, request.now));
+                request.states.add(ScriptRig.history(random, writtenUnder, request.now,
+                        Math.max(1, Math.min(writtenUnder.burst(), 1_000) / 2)));
             }
             int choice = random.nextInt(10);
             request.maxTokens = choice == 0 ? Long.MAX_VALUE / 3
@@ -180,32 +180,6 @@ class ScriptLeaseDifferentialIT {
             request.later = random.nextInt(4) == 0 ? 0 : (long) (random.nextDouble() * 1.5 * shortestPeriod);
             request.takenEarlierBy = random.nextInt(5) == 0 ? (long) (random.nextDouble() * 2 * shortestPeriod) : 0;
             return request;
-        }
-
-        /** The state after a few requests up to about {@code now}; sometimes malformed or after {@code now}. */
-        private static long[] history(Random random, Limit limit, long now) {
-            int requests = random.nextInt(4) == 0 ? 0 : random.nextInt(15);
-            long span = Math.min(3 * limit.periodMicros(), 100_000_000_000L);
-            long t = Math.max(0, now - (long) (random.nextDouble() * span));
-            long[] state = null;
-            for (int i = 0; i < requests; i++) {
-                long cost = 1 + (long) (random.nextDouble() * Math.max(1, Math.min(limit.burst(), 1_000) / 2));
-                Transition transition = limit.algorithm().transition(state, t, limit, cost);
-                if (transition.allowed()) {
-                    state = transition.state();
-                }
-                t += (long) (random.nextDouble() * span / Math.max(1, requests)) * (random.nextInt(10) == 0 ? 0 : 1);
-                if (random.nextInt(10) == 0) {
-                    t = Math.max(0, t + (long) ((random.nextDouble() - 0.3) * limit.periodMicros()));
-                }
-            }
-            if (state != null && random.nextInt(20) == 0) {
-                state = Arrays.copyOf(state, state.length + 1);
-            } else if (state != null && random.nextInt(20) == 0) {
-                state = state.clone();
-                state[0] += 256;
-            }
-            return state;
         }
 
         @Override

@@ -9,16 +9,19 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
+import io.sluice.api.Transition;
 import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.redis.RedisFixture;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
 import java.util.Random;
 
 /**
  * What the scripts' differential tests share: a {@code redis-server} of their own, a
  * connection that writes and reads a client's value byte for byte ({@link #raw}), the store
- * on a virtual clock ({@link #store}, {@link #clock}), and the random limits they draw.
+ * on a virtual clock ({@link #store}, {@link #clock}), and the random limits and states they
+ * draw.
  */
 final class ScriptRig implements AutoCloseable {
 
@@ -89,5 +92,35 @@ final class ScriptRig implements AutoCloseable {
             }
         }
         return limit;
+    }
+
+    /**
+     * The state of {@code limit} after a few requests, of 1 to {@code costSpread} tokens each, up
+     * to about {@code now}; sometimes malformed or after {@code now}.
+     */
+    static long[] history(Random random, Limit limit, long now, long costSpread) {
+        int requests = random.nextInt(4) == 0 ? 0 : random.nextInt(15);
+        long span = Math.min(3 * limit.periodMicros(), 100_000_000_000L);
+        long t = Math.max(0, now - (long) (random.nextDouble() * span));
+        long[] state = null;
+        for (int i = 0; i < requests; i++) {
+            long cost = 1 + (long) (random.nextDouble() * costSpread);
+            Transition transition = limit.algorithm().transition(state, t, limit, cost);
+            if (transition.allowed()) {
+                state = transition.state();
+            }
+            t += (long) (random.nextDouble() * span / Math.max(1, requests)) * (random.nextInt(10) == 0 ? 0 : 1);
+            if (random.nextInt(10) == 0) {
+                // A clock that went back, or one ahead of this request's.
+                t = Math.max(0, t + (long) ((random.nextDouble() - 0.3) * limit.periodMicros()));
+            }
+        }
+        if (state != null && random.nextInt(20) == 0) {
+            state = Arrays.copyOf(state, state.length + 1);
+        } else if (state != null && random.nextInt(20) == 0) {
+            state = state.clone();
+            state[0] += 256; // another algorithm's tag, or none at all
+        }
+        return state;
     }
 }
