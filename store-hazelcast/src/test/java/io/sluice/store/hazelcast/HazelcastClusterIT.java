@@ -19,7 +19,7 @@ import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
-import io.sluice.api.Transition;
+import io.sluice.testkit.AlgorithmOfYourOwn;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -274,26 +274,7 @@ class HazelcastClusterIT {
 
     @Test
     void anAlgorithmTheMembersDoNotKnowIsRefusedWhenTheLimiterIsBuilt() {
-        Algorithm custom = new Algorithm() {
-            @Override
-            public String name() {
-                return "token-bucket";
-            }
-
-            @Override
-            public int id() {
-                return 256;
-            }
-
-            @Override
-            public void checkLimit(long permits, long burst, long periodMicros) {
-            }
-
-            @Override
-            public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
-                return Transition.allowed(1, 0, new long[] {0});
-            }
-        };
+        Algorithm custom = new AlgorithmOfYourOwn("token-bucket");
         Limit limit = Limit.of(custom, 10, Duration.ofSeconds(1));
         Store store = store(members.get(0), "custom", null);
         assertThat(store.supports(custom)).isFalse();

@@ -12,6 +12,7 @@ import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
 import io.sluice.api.StoreUnavailableException;
+import io.sluice.testkit.AlgorithmOfYourOwn;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -231,26 +232,7 @@ class IgniteStoreClusterIT {
 
     @Test
     void anAlgorithmTheNodesDoNotKnowIsRefusedWhenTheLimiterIsBuilt() {
-        Algorithm custom = new Algorithm() {
-            @Override
-            public String name() {
-                return "leaky-bucket";
-            }
-
-            @Override
-            public int id() {
-                return 256;
-            }
-
-            @Override
-            public void checkLimit(long permits, long burst, long periodMicros) {
-            }
-
-            @Override
-            public io.sluice.api.Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
-                throw new UnsupportedOperationException("never reached: the store refuses it");
-            }
-        };
+        Algorithm custom = new AlgorithmOfYourOwn("leaky-bucket");
         Limit limit = Limit.of(custom, 5, Duration.ofSeconds(1));
         assertThat(stores.get(3).supports(custom)).isFalse();
         assertThatThrownBy(() -> RateLimiter.builder().limit(limit).store(stores.get(3)).build())

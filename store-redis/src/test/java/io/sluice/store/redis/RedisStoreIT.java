@@ -19,7 +19,7 @@ import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
 import io.sluice.api.StoreUnavailableException;
-import io.sluice.api.Transition;
+import io.sluice.testkit.AlgorithmOfYourOwn;
 import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.redis.RedisFixture;
 import java.io.InputStream;
@@ -289,27 +289,7 @@ class RedisStoreIT {
     @Test
     void aCustomAlgorithmIsRejectedWhenTheLimiterIsBuilt() {
         Store store = storeOnRedisTime();
-        Algorithm custom = new Algorithm() {
-            @Override
-            public String name() {
-                return "custom-counter";
-            }
-
-            @Override
-            public int id() {
-                return 256;
-            }
-
-            @Override
-            public void checkLimit(long permits, long burst, long periodMicros) {
-                Algorithms.FIXED_WINDOW.checkLimit(permits, burst, periodMicros);
-            }
-
-            @Override
-            public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
-                return Algorithms.FIXED_WINDOW.transition(state, nowMicros, limit, cost);
-            }
-        };
+        Algorithm custom = new AlgorithmOfYourOwn("custom-counter");
         Limit limit = Limit.of(custom, 10, Duration.ofSeconds(1));
         assertThat(store.supports(custom)).isFalse();
         assertThatThrownBy(() -> RateLimiter.builder().limit(limit).store(store).build())
@@ -733,26 +713,7 @@ class RedisStoreIT {
                 .isInstanceOf(IllegalArgumentException.class);
 
         Store store = storeOnRedisTime();
-        Algorithm custom = new Algorithm() {
-            @Override
-            public String name() {
-                return "custom";
-            }
-
-            @Override
-            public int id() {
-                return 256;
-            }
-
-            @Override
-            public void checkLimit(long permits, long burst, long periodMicros) {
-            }
-
-            @Override
-            public Transition transition(long[] state, long nowMicros, Limit limit, long cost) {
-                return Transition.allowed(0, 0, new long[] {0});
-            }
-        };
+        Algorithm custom = new AlgorithmOfYourOwn("custom");
         assertThatThrownBy(() -> store.tryAcquire("k", List.of(Limit.of(custom, 1, Duration.ofSeconds(1))), 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'custom'");
     }
