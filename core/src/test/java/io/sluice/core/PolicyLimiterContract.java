@@ -2,18 +2,14 @@ package io.sluice.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
-import io.sluice.api.StoreCapabilities;
-import io.sluice.api.StoreUnavailableException;
+import io.sluice.testkit.UnreachableStore;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -322,27 +318,5 @@ abstract class PolicyLimiterContract {
         Decision probe = store.tryAcquire(ClientKeys.forApiKey(apiKey), List.of(limit), 1).toCompletableFuture().join();
         assertThat(probe.allowed()).isTrue();
         return probe.remaining();
-    }
-
-    /** A store whose every call fails, as an unreachable server's would. */
-    static final class UnreachableStore implements Store {
-        @Override
-        public StoreCapabilities capabilities() {
-            return new StoreCapabilities(true, true, true);
-        }
-
-        @Override
-        public boolean supports(Algorithm algorithm) {
-            return true;
-        }
-
-        @Override
-        public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

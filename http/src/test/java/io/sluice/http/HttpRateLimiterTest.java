@@ -2,15 +2,12 @@ package io.sluice.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.api.Algorithm;
-import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
-import io.sluice.api.StoreCapabilities;
-import io.sluice.api.StoreUnavailableException;
 import io.sluice.core.PolicyConfig;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.store.local.LocalStore;
+import io.sluice.testkit.UnreachableStore;
 import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.http.StructuredFieldParser;
 import io.sluice.testkit.http.StructuredFieldParser.Item;
@@ -18,8 +15,6 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -176,28 +171,5 @@ class HttpRateLimiterTest {
     private static Map<String, String> headers(HttpVerdict verdict) {
         return verdict.headers().stream().collect(Collectors.toMap(HttpVerdict.Header::name,
                 HttpVerdict.Header::value));
-    }
-
-    /** A store that is down: every call fails as a real one does when its server is unreachable. */
-    private static final class UnreachableStore implements Store {
-
-        @Override
-        public StoreCapabilities capabilities() {
-            return new StoreCapabilities(true, true, true);
-        }
-
-        @Override
-        public boolean supports(Algorithm algorithm) {
-            return true;
-        }
-
-        @Override
-        public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-            return CompletableFuture.failedFuture(new StoreUnavailableException("connection refused"));
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.algorithms.Algorithms;
-import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
-import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreProvider;
-import io.sluice.api.StoreUnavailableException;
+import io.sluice.testkit.UnreachableStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.ServiceLoader;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -46,7 +42,7 @@ class RateLimiterTest {
 
     @Test
     void aFailingStoreIsDeniedByDefault() {
-        for (Store store : List.of(new FailingStore(false), new FailingStore(true))) {
+        for (Store store : List.of(new UnreachableStore(), UnreachableStore.throwingAtOnce())) {
             RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).limit(PER_DAY).store(store).build();
 
             Decision decision = limiter.decide("client");
@@ -60,7 +56,7 @@ class RateLimiterTest {
 
     @Test
     void aFailingStoreIsAdmittedWhenFailingOpen() {
-        for (Store store : List.of(new FailingStore(false), new FailingStore(true))) {
+        for (Store store : List.of(new UnreachableStore(), UnreachableStore.throwingAtOnce())) {
             RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(store)
                     .failurePolicy(FailurePolicy.FAIL_OPEN).build();
 
@@ -93,7 +89,7 @@ class RateLimiterTest {
         };
         logger.addHandler(capture);
         try {
-            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(new FailingStore(false)).build();
+            RateLimiter limiter = RateLimiter.builder().limit(PER_SECOND).store(new UnreachableStore()).build();
             limiter.decide("client");
             limiter.decide("client");
             assertThat(records).hasSize(1);
@@ -107,42 +103,5 @@ class RateLimiterTest {
     void theFallbackNeedsSluiceCore() {
         assertThatThrownBy(() -> RateLimiter.builder().limit(PER_SECOND.withFailurePolicy(FailurePolicy.FALLBACK))
                 .build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("sluice-core");
-    }
-
-    /** A store that is down: it fails every call, before returning a stage or through it. */
-    private static final class FailingStore implements Store {
-
-        private final boolean throwsAtOnce;
-
-        FailingStore(boolean throwsAtOnce) {
-            this.throwsAtOnce = throwsAtOnce;
-        }
-
-        @Override
-        public StoreCapabilities capabilities() {
-            return new StoreCapabilities(true, true, true);
-        }
-
-
-        @Override
-
-        public boolean supports(Algorithm algorithm) {
-
-            return true;
-
-        }
-
-        @Override
-        public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
-            StoreUnavailableException down = new StoreUnavailableException("connection refused");
-            if (throwsAtOnce) {
-                throw down;
-            }
-            return CompletableFuture.failedFuture(down);
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }
