@@ -26,37 +26,23 @@ public final class Decisions {
      * @throws IllegalArgumentException when the lists are empty or of different sizes
      */
     public static Decision combine(List<Limit> limits, List<Transition> transitions) {
-        Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(transitions, "transitions");
-        if (limits.isEmpty() || limits.size() != transitions.size()) {
-            throw new IllegalArgumentException("need one transition per limit, at least one: "
-                    + limits.size() + " limits, " + transitions.size() + " transitions");
-        }
         return combine(limits, transitions.toArray(new Transition[0]));
     }
 
-    /** The decision of a request against one limit: {@link #combine} for a list of one. */
-    static Decision of(Limit limit, Transition transition) {
-        if (transition.costExceedsCapacity()) {
-            return Decision.costExceedsCapacity(limit, transition.remaining(), transition.resetAfterMicros());
-        }
-        if (!transition.allowed()) {
-            return Decision.limitExceeded(limit, transition.remaining(), transition.resetAfterMicros(),
-                    transition.retryAfterMicros());
-        }
-        return Decision.allowed(limit, transition.remaining(), transition.resetAfterMicros());
-    }
-
     /**
-     * {@link #of}, when the transition denies with a {@link Probing#rank} of at least
-     * {@code atLeast} (above {@link Probing#ADMITS}); {@code null} when it admits or ranks lower.
+     * {@link #combine(List, List)} on an array of the transitions, for a store that reads them
+     * into one of their number (no list and no copy of it per decision).
+     *
+     * @throws IllegalArgumentException when there are no limits or not as many transitions
      */
-    static @Nullable Decision denial(Limit limit, Transition transition, long atLeast) {
-        return transition.allowed() || Probing.rank(transition) < atLeast ? null : of(limit, transition);
-    }
-
-    /** {@link #combine(List, List)} on an array of as many transitions as limits. */
-    static Decision combine(List<Limit> limits, Transition[] transitions) {
+    public static Decision combine(List<Limit> limits, Transition[] transitions) {
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(transitions, "transitions");
+        if (limits.isEmpty() || limits.size() != transitions.length) {
+            throw new IllegalArgumentException("need one transition per limit, at least one: "
+                    + limits.size() + " limits, " + transitions.length + " transitions");
+        }
         for (int i = 0; i < transitions.length; i++) {
             Transition transition = transitions[i];
             if (transition.costExceedsCapacity()) {
@@ -84,5 +70,25 @@ public final class Decisions {
         Transition transition = transitions[leastRemaining];
         return Decision.allowed(limits.get(leastRemaining), transition.remaining(),
                 transition.resetAfterMicros());
+    }
+
+    /** The decision of a request against one limit: {@link #combine} for a list of one. */
+    static Decision of(Limit limit, Transition transition) {
+        if (transition.costExceedsCapacity()) {
+            return Decision.costExceedsCapacity(limit, transition.remaining(), transition.resetAfterMicros());
+        }
+        if (!transition.allowed()) {
+            return Decision.limitExceeded(limit, transition.remaining(), transition.resetAfterMicros(),
+                    transition.retryAfterMicros());
+        }
+        return Decision.allowed(limit, transition.remaining(), transition.resetAfterMicros());
+    }
+
+    /**
+     * {@link #of}, when the transition denies with a {@link Probing#rank} of at least
+     * {@code atLeast} (above {@link Probing#ADMITS}); {@code null} when it admits or ranks lower.
+     */
+    static @Nullable Decision denial(Limit limit, Transition transition, long atLeast) {
+        return transition.allowed() || Probing.rank(transition) < atLeast ? null : of(limit, transition);
     }
 }

@@ -97,5 +97,7 @@ class DecisionsProperties {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 limits, 1 transitions");
         assertThatThrownBy(() -> Decisions.combine(List.of(), List.of()))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Decisions.combine(limits(1), new Transition[2]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 limits, 2 transitions");
     }
 }

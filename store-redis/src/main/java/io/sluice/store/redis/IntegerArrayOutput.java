@@ -38,8 +38,13 @@ final class IntegerArrayOutput extends CommandOutput<String, String, long[]> {
     public void set(@Nullable ByteBuffer bytes) {
         if (bytes != null && bytes.remaining() % Long.BYTES == 0) {
             long[] packed = new long[bytes.remaining() / Long.BYTES];
-            // Big-endian, as struct.pack's '>' writes; a slice, so Lettuce's buffer keeps its order.
-            bytes.slice().order(ByteOrder.BIG_ENDIAN).asLongBuffer().get(packed);
+            // Big-endian, as struct.pack's '>' writes, read in place: a slice and a view of it
+            // in that order were two buffers (about 110 bytes) per reply.
+            boolean bigEndian = bytes.order() == ByteOrder.BIG_ENDIAN;
+            for (int i = 0, at = bytes.position(); i < packed.length; i++, at += Long.BYTES) {
+                long field = bytes.getLong(at);
+                packed[i] = bigEndian ? field : Long.reverseBytes(field);
+            }
             output = packed;
             return;
         }

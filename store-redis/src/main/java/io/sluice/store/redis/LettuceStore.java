@@ -641,19 +641,20 @@ final class LettuceStore implements Store, InstanceCount {
         if (reply.length - offset != REPLY_FIELDS * limits.size()) {
             throw new StoreUnavailableException("unexpected reply from the Redis script: " + Arrays.toString(reply));
         }
-        List<Transition> transitions = new ArrayList<>(limits.size());
-        for (int i = 0; i < limits.size(); i++) {
+        // An array of their number, not a list: no list's array and no copy of it per decision.
+        Transition[] transitions = new Transition[limits.size()];
+        for (int i = 0; i < transitions.length; i++) {
             int f = offset + REPLY_FIELDS * i;
             long outcome = reply[f];
             long remaining = reply[f + 1];
             long resetAfter = reply[f + 2];
             long retryAfter = reply[f + 3];
             if (outcome == ALLOWED) {
-                transitions.add(Transition.allowed(remaining, resetAfter, STATE_IN_REDIS));
+                transitions[i] = Transition.allowed(remaining, resetAfter, STATE_IN_REDIS);
             } else if (outcome == DENIED) {
-                transitions.add(Transition.denied(remaining, resetAfter, retryAfter, null));
+                transitions[i] = Transition.denied(remaining, resetAfter, retryAfter, null);
             } else if (outcome == COST_EXCEEDS_CAPACITY) {
-                transitions.add(Transition.costExceedsCapacity(remaining, resetAfter, null));
+                transitions[i] = Transition.costExceedsCapacity(remaining, resetAfter, null);
             } else {
                 throw new StoreUnavailableException("unexpected outcome from the Redis script: " + Arrays.toString(reply));
             }

@@ -51,12 +51,12 @@ final class RedisKeys {
 
     /** The key of the client with this identity, built as one string. */
     static String key(String identity) {
-        byte[] hash = HASHER.get().hash(identity);
-        // The prefix, then the unpadded base64url of the first 16 bytes between braces.
-        byte[] key = new byte[PREFIX_BYTES.length + TAG_LENGTH];
-        System.arraycopy(PREFIX_BYTES, 0, key, 0, PREFIX_BYTES.length);
-        int t = PREFIX_BYTES.length;
-        key[t++] = '{';
+        Hasher hasher = HASHER.get();
+        byte[] hash = hasher.hash(identity);
+        // The prefix, then the unpadded base64url of the first 16 bytes between braces, written
+        // into the thread's buffer (which holds the prefix): the string copies it anyway.
+        byte[] key = hasher.key;
+        int t = PREFIX_BYTES.length + 1;
         for (int i = 0; i < HASH_BYTES - 1; i += 3) {
             int bits = (hash[i] & 0xff) << 16 | (hash[i + 1] & 0xff) << 8 | (hash[i + 2] & 0xff);
             key[t++] = BASE64URL[bits >>> 18];
@@ -93,8 +93,12 @@ final class RedisKeys {
         private final byte[] hash = new byte[32];
         /** Room for identities of up to 256 characters; a longer one gets an array of its own. */
         private final byte[] units = new byte[512];
+        /** A key's bytes, the prefix and the opening brace in place; {@link #key} writes the rest. */
+        private final byte[] key = new byte[PREFIX_BYTES.length + TAG_LENGTH];
 
         Hasher() {
+            System.arraycopy(PREFIX_BYTES, 0, key, 0, PREFIX_BYTES.length);
+            key[PREFIX_BYTES.length] = '{';
             try {
                 sha256 = MessageDigest.getInstance("SHA-256");
             } catch (NoSuchAlgorithmException e) {

@@ -3,6 +3,7 @@ package io.sluice.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,22 @@ class IntegerArrayOutputTest {
 
         assertThat(output.hasError()).isFalse();
         assertThat(output.get()).containsExactly(1, 99, 10_000, 0, -1);
+    }
+
+    @Test
+    void theStringIsReadBigEndianFromItsPositionWhateverTheBuffersOrder() {
+        IntegerArrayOutput output = new IntegerArrayOutput();
+        // Three bytes before the reply, in a buffer set to little-endian: read in place, as packed.
+        ByteBuffer buffer = ByteBuffer.wrap(HexFormat.of().parseHex("abcdef" + "0000000000000001" + "0000000000002710"))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        buffer.position(3);
+
+        output.set(buffer);
+
+        assertThat(output.hasError()).isFalse();
+        assertThat(output.get()).containsExactly(1, 10_000);
+        assertThat(buffer.position()).isEqualTo(3);
+        assertThat(buffer.order()).isEqualTo(ByteOrder.LITTLE_ENDIAN);
     }
 
     @Test
