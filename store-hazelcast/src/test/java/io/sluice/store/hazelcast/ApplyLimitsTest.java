@@ -38,7 +38,11 @@ class ApplyLimitsTest {
         Entry owner = new Entry(null);
         Entry backup = new Entry(null);
         for (int i = 0; i < 300; i++) {
+            byte[] read = owner.value;
+            byte[] asRead = read == null ? null : read.clone();
             EntryProcessor<String, byte[], long[]> sent = decide(owner, LOG, START_MICROS + 1_000L * i);
+            // A map in OBJECT format hands the processor the stored array itself: never changed.
+            assertThat(read).isEqualTo(asRead);
             if (i == 0) {
                 // A log of one entry is smaller than the request: its bytes are sent.
                 assertThat(sent).isInstanceOf(WriteState.class);

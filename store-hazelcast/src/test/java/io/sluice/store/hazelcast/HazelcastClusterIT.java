@@ -7,6 +7,7 @@ import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig;
+import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
@@ -60,8 +61,10 @@ class HazelcastClusterIT {
         TimeSource system = TimeSource.system();
         for (long skew : new long[] {-SKEW_MICROS, 0, SKEW_MICROS}) {
             TimeSource clock = () -> system.nowMicros() + skew;
-            cluster.startMember(clock, config -> config.addMapConfig(
-                    new MapConfig("backups-*").setBackupCount(1).setReadBackupData(true)));
+            cluster.startMember(clock, config -> config
+                    .addMapConfig(new MapConfig("backups-*").setBackupCount(1).setReadBackupData(true))
+                    .addMapConfig(new MapConfig("object-backups").setBackupCount(1).setReadBackupData(true)
+                            .setInMemoryFormat(InMemoryFormat.OBJECT)));
         }
         members = cluster.members();
         client = cluster.startClient();
@@ -169,6 +172,27 @@ class HazelcastClusterIT {
             byte[] backups = backup.<String, byte[]>getMap(map).get(key);
             assertThat(backups).isEqualTo(owners);
         }
+    }
+
+    /**
+     * A map in {@code OBJECT} format hands the processors the stored array itself (docs/stores/hazelcast.md):
+     * a sliding log there admits exactly its limit from every member and a client (lone
+     * decisions and batches), and the backup replays to the owner's bytes.
+     */
+    @Test
+    void aSlidingLogInAnObjectFormatMapAdmitsItsLimitAndItsBackupHoldsTheOwnersBytes() throws Exception {
+        String key = cluster.keyOwnedBy(members.get(1), "object-log");
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 200, Duration.ofHours(1));
+        List<RateLimiter> limiters = limitersEverywhere("object-backups", null, List.of(log));
+
+        List<Decision> decisions = hammer(limiters, key, 800);
+
+        assertThat(decisions).noneMatch(d -> d.reason() == Decision.Reason.STORE_UNAVAILABLE);
+        assertThat(decisions).filteredOn(Decision::allowed).hasSize(200);
+        HazelcastInstance owner = cluster.owner(key);
+        byte[] owners = owner.<String, byte[]>getMap("object-backups").get(key);
+        byte[] backups = backupHolder(owner, "object-backups").<String, byte[]>getMap("object-backups").get(key);
+        assertThat(backups).isEqualTo(owners);
     }
 
     @Test
