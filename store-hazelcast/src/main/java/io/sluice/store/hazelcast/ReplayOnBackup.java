@@ -14,10 +14,13 @@ import org.jspecify.annotations.Nullable;
  * The backup processor of an {@link ApplyLimits} whose new state is larger than its request (a
  * sliding log above all: 16 bytes an entry): the operation itself, replayed on each backup at
  * the owner's time, instead of the owner's bytes ({@link WriteState}). A backup replica holds
- * the state the owner read (Hazelcast applies a partition's backups in order, and resyncs a
- * replica that missed one instead of applying later ones to it), and the algorithms are
- * deterministic in the state, the request and the time, so the backup computes and stores the
- * owner's bytes with the owner's time to live; it never reads its own clock.
+ * the state the owner read (Hazelcast applies a partition's backups in order and skips a stale
+ * one), and the algorithms are deterministic in the state, the request and the time, so the
+ * backup computes and stores the owner's bytes with the owner's time to live; it never reads
+ * its own clock. A replica that lost a backup (a failure between members) is the exception:
+ * Hazelcast 5.7 applies the next one to it, then finds the gap in the partition's versions
+ * and copies the owner's partition over it, so a replay there holds another state until that
+ * copy, as every other entry that missed its backup does.
  *
  * <p>When the owner found no entry (absent, or expired on the owner), the backup decides on no
  * state either, even if its replica still holds the expired entry (Hazelcast removes expired
