@@ -4,7 +4,7 @@
 A redis-server (the one on the PATH) runs under callgrind; the script loads the decision's Lua
 (the library of functions, or the script), sends 200 decisions to warm up, zeroes the counters
 (callgrind_control -z), sends N decisions pipelined through redis-cli --pipe, each for a new
-client with one limit of 100 per second (burst 100), and dumps the counters (callgrind_control
+client with one limit of 100 per second (burst 100) or the three limits of the mission, and dumps the counters (callgrind_control
 -d): every instruction of the server for those N commands, its network reads and writes
 included, divided by N. Counts are deterministic for the same binary and input, whatever else
 the machine runs.
@@ -21,7 +21,10 @@ Usage: jmh/redis-callgrind.py MODE ALGORITHM N LUA_DIR [FLOOR_SCRIPT]
                           a give-back of 5 unused tokens of a lease of 10, each client's lease
                           taken before the counters are zeroed; both on the test-only clock
                           ('test:<micros>', one instant), so that every give-back writes
-  ALGORITHM  token-bucket or gcra (ignored by floor)
+  ALGORITHM  token-bucket, gcra, fixed-window or sliding-log: one limit of 100 per second;
+             mission: the jmh module's MISSION shape (LimitShape), a token bucket of 100 per
+             second, a fixed window of 1,000,000 per day and a token bucket of 1,000 per minute
+             (decisions only; fcall and evalsha); ignored by floor
   LUA_DIR    store-redis/src/main/resources/io/sluice/store/redis of the tree to measure
 
 A lease's and a give-back's limits are sent as LUA_DIR's lease.lua reads them: one MessagePack
@@ -41,7 +44,12 @@ call, _, operation = mode.partition("-")
 operation = operation if operation in ("lease", "give-back") else "decide"
 port = 17000 + os.getpid() % 1000
 out = f"/tmp/redis-callgrind.{mode}.{algorithm}.{os.getpid()}"
-algorithm_id = {"token-bucket": 4, "gcra": 5}.get(algorithm, 0)
+algorithm_id = {"fixed-window": 1, "sliding-log": 2, "token-bucket": 4, "gcra": 5}.get(algorithm, 0)
+# The limits of a decision: name, algorithm id, permits, burst, period in microseconds.
+limits = [("per-second", algorithm_id, 100, 100, 1000000)]
+if algorithm == "mission":
+    limits = [("per-second", 4, 100, 100, 1000000), ("per-day", 1, 1000000, 1000000, 86400000000),
+              ("endpoint-cost", 4, 1000, 1000, 60000000)]
 algorithms = ["common.lua", "fixed-window.lua", "sliding-log.lua", "sliding-window-counter.lua",
               "token-bucket.lua", "gcra.lua"]
 
@@ -160,8 +168,11 @@ def decision(i, prefix):
     if mode == "evalsha-v1":
         return resp("EVALSHA", called, 2, key, f"sluice:v1:{{{prefix}{i:016d}xxxxx}}:per-second", "redis", 1,
                     "per-second", algorithm_id, 100, 100, 1000000)
-    numbers = msgpack_integers([0, algorithm_id, 100, 100, 1000000])
-    return resp("FCALL" if mode == "fcall" else "EVALSHA", called, 1, key, "redis", 1, numbers, "per-second")
+    numbers = msgpack_integers([0] + [number for limit in limits for number in limit[1:]])
+    # Each sliding-log limit's list, after the client's key (decide.lua's KEYS).
+    keys = [key] + [f"{key}:log:{limit[0]}" for limit in limits if limit[1] == 2]
+    return resp("FCALL" if mode == "fcall" else "EVALSHA", called, len(keys), *keys, "redis", 1, numbers,
+                *(limit[0] for limit in limits))
 
 
 def send(prefix, n, command=decision):
