@@ -106,12 +106,11 @@ give_back[5] = function(state, now, permits, burst, period, taken_at, unused)
   return { tag, now + idiv(left, per_micro), floor_mod(left, per_micro) }
 end
 
-local function give_back_lease(KEYS, ARGV)
+local function give_back_lease(KEYS, ARGV, numbers)
   local clock = ARGV[1]
   local now = now_micros(clock)
   local unused = tonumber(ARGV[2])
   local taken_at = tonumber(ARGV[3])
-  local numbers = cmsgpack.unpack(ARGV[4])
   local client = read_client(KEYS[1], now)
   local changed = false
   for i = 1, #ARGV - 4 do

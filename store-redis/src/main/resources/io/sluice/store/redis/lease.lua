@@ -1,6 +1,7 @@
--- Takes a lease (the function take_lease(KEYS, ARGV), which script-lease.lua calls under
--- EVALSHA and the library registers as a Redis Function): the largest batch of tokens, up to
--- a most, that every limit of one client admits now, charged to all of them at once; as
+-- Takes a lease (the function take_lease(KEYS, ARGV, numbers), which script-lease.lua calls
+-- under EVALSHA and the library's lease function under FCALL, numbers being ARGV[3] unpacked,
+-- read and never written, as decide.lua's): the largest batch of tokens, up to a most, that
+-- every limit of one client admits now, charged to all of them at once; as
 -- io.sluice.algorithms.KeyState.lease.
 -- KEYS[1]: the client's key (format 2, common.lua); when schema 1 is read, KEYS[1 + i]: limit
 -- i's key in schema 1, read only when KEYS[1] holds no state of limit i (as decide.lua).
@@ -17,14 +18,14 @@
 -- packed as decide.lua packs its reply (struct.pack of big-endian 64-bit integers).
 -- No table grows here, as in decide.lua: the replies are packed limit by limit into their
 -- strings, each limit's state is read again for the charge (a scan of the client's few
--- entries, the same table) rather than kept in a table of states, and each limit's pending
--- write takes the places of its numbers, read by then. Nor is a function created per call.
-local function take_lease(KEYS, ARGV)
+-- entries, the same table) rather than kept in a table of states, and each limit's new state
+-- is put into the client's fields as it is charged (a limit that does not admit the charge
+-- ends the call with an error: nothing is written). Nor is a function created per call.
+local function take_lease(KEYS, ARGV, numbers)
   local ALLOWED = 1
   local clock = ARGV[1]
   local now = now_micros(clock)
   local most = tonumber(ARGV[2])
-  local numbers = cmsgpack.unpack(ARGV[3])
   local limits = #ARGV - 3
   local client = read_client(KEYS[1], now)
   local version1 = numbers[1] == 1
@@ -58,12 +59,7 @@ local function take_lease(KEYS, ARGV)
       error('sluice: a limit admitted one token with ' .. integer(tokens) .. ' remaining but denied a lease of them')
     end
     reply = reply .. struct.pack('>i8i8i8i8', outcome, remaining, reset_after, retry_after)
-    -- The write pending until every limit has admitted: new state and reset.
-    numbers[n - 3], numbers[n - 2] = new_state, reset_after
-  end
-  for i = 1, limits do
-    local n = 4 * i + 1
-    put_state(client, ARGV[3 + i], numbers[n - 3], numbers[n - 2], now)
+    put_state(client, ARGV[3 + i], new_state, reset_after, now)
   end
   store_client(KEYS[1], client, clock, now)
   return struct.pack('>i8i8', tokens, now) .. reply

@@ -1,1 +1,1 @@
-return decide_request(KEYS, ARGV)
+return decide_request(KEYS, ARGV, cmsgpack.unpack(ARGV[3]))

@@ -1,1 +1,1 @@
-return give_back_lease(KEYS, ARGV)
+return give_back_lease(KEYS, ARGV, cmsgpack.unpack(ARGV[4]))

@@ -1,1 +1,1 @@
-return take_lease(KEYS, ARGV)
+return take_lease(KEYS, ARGV, cmsgpack.unpack(ARGV[3]))
