@@ -36,12 +36,13 @@ public final class GridLease {
      */
     public static GridRequest.Outcome lease(GridRequest request, byte @Nullable [] stored, long nowMicros) {
         KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
+        return leaseInPlace(request, state, nowMicros).encoded(state);
+    }
+
+    /** As {@link #lease(GridRequest, byte[], long)} on {@code state}, charged in place. */
+    static GridRequest.Step leaseInPlace(GridRequest request, KeyState state, long nowMicros) {
         Lease lease = state.lease(request.limits(), nowMicros, request.cost());
-        long[] reply = encode(lease, request.limits());
-        if (lease.tokens() == 0) {
-            return new GridRequest.Outcome(reply, false, null, 0);
-        }
-        return written(reply, state, nowMicros);
+        return new GridRequest.Step(encode(lease, request.limits()), lease.tokens() != 0, nowMicros);
     }
 
     /**
@@ -54,23 +55,25 @@ public final class GridLease {
      */
     public static GridRequest.Outcome giveBack(GridRequest request, long takenAtMicros, byte @Nullable [] stored,
                                    long nowMicros) {
-        long[] reply = new long[0];
-        if (stored == null) {
-            return new GridRequest.Outcome(reply, false, null, 0);
-        }
-        KeyState state = KeyState.decode(stored);
-        state.giveBack(request.limits(), nowMicros, takenAtMicros, request.cost());
-        if (!state.isEmpty() && Arrays.equals(state.encode(), stored)) {
-            return new GridRequest.Outcome(reply, false, null, 0);
-        }
-        return written(reply, state, nowMicros);
+        KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
+        return giveBackInPlace(request, takenAtMicros, state, stored, nowMicros).encoded(state);
     }
 
-    private static GridRequest.Outcome written(long[] reply, KeyState state, long nowMicros) {
+    /**
+     * As {@link #giveBack(GridRequest, long, byte[], long)} on {@code state}, changed in place;
+     * {@code stored} is the encoding it was decoded from, which tells whether a limit took
+     * tokens back, or {@code null} for a state held in memory: that one is written whenever it
+     * holds a state (a give-back of a lease's tokens mostly changes it).
+     */
+    static GridRequest.Step giveBackInPlace(GridRequest request, long takenAtMicros, KeyState state,
+                                     byte @Nullable [] stored, long nowMicros) {
+        long[] reply = new long[0];
         if (state.isEmpty()) {
-            return new GridRequest.Outcome(reply, true, null, 0);
+            return new GridRequest.Step(reply, false, nowMicros);
         }
-        return new GridRequest.Outcome(reply, true, state.encode(), state.expiresAtMicros() - nowMicros);
+        state.giveBack(request.limits(), nowMicros, takenAtMicros, request.cost());
+        boolean unchanged = stored != null && !state.isEmpty() && Arrays.equals(state.encode(), stored);
+        return new GridRequest.Step(reply, !unchanged, nowMicros);
     }
 
     /** A lease as a member answers it: tokens, time, then the decision in {@link GridReply}'s form. */

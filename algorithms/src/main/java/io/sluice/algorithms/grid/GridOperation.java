@@ -137,25 +137,78 @@ public final class GridOperation {
      * @throws IllegalArgumentException when the request or the stored bytes cannot be read
      */
     public GridRequest.Outcome run(byte @Nullable [] stored, LongSupplier memberClock) {
+        KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
+        return step(state, stored, memberClock).encoded(state);
+    }
+
+    /**
+     * As {@link #run}, on a key's state that a store holds in memory as its value rather than
+     * as its encoding: the operation changes {@code state} itself, as an in-process store's
+     * step does (a sliding log's admission is then amortised O(1), where {@link #run} encodes
+     * the whole log), and nothing is encoded. The outcome's {@link GridRequest.Outcome#state()}
+     * is always {@code null}: when it says to write, the store keeps {@code state} with the
+     * outcome's time to live, or removes the entry when {@code state} {@linkplain
+     * KeyState#isEmpty() is empty}. A request that cannot be read is refused before
+     * {@code state} changes; a give-back is written whenever {@code state} holds anything.
+     *
+     * @param state the key's state ({@link KeyState#empty()} when absent), changed in place
+     * @throws IllegalArgumentException when the request cannot be read
+     */
+    public GridRequest.Outcome runInPlace(KeyState state, LongSupplier memberClock) {
+        GridRequest.Step step = step(state, null, memberClock);
+        long ttlMicros = step.write() && !state.isEmpty() ? state.expiresAtMicros() - step.nowMicros() : 0;
+        return new GridRequest.Outcome(step.reply(), step.write(), null, ttlMicros);
+    }
+
+    /** The operation on {@code state}, decoded from {@code stored} or held in memory ({@code stored} null). */
+    private GridRequest.Step step(KeyState state, byte @Nullable [] stored, LongSupplier memberClock) {
         if (!leasing && request.length > 0 && request[0] == BATCH_FORMAT) {
-            return runBatch(stored, memberClock);
+            return runBatch(state, memberClock);
         }
         GridRequest decoded = GridRequest.decode(request);
         long now = decoded.usesMemberClock() ? memberClock.getAsLong() : decoded.callerNowMicros();
         if (!leasing) {
-            return decoded.decide(stored, now);
+            return decoded.decideInPlace(state, now);
         }
         return leaseTime == LEASE
-                ? GridLease.lease(decoded, stored, now)
-                : GridLease.giveBack(decoded, leaseTime, stored, now);
+                ? GridLease.leaseInPlace(decoded, state, now)
+                : GridLease.giveBackInPlace(decoded, leaseTime, state, stored, now);
     }
 
     /**
-     * The batch's decisions on one {@link KeyState}, decoded once and charged in place as a
-     * store's in-process state is, encoded once at the end when one of them was admitted; at
-     * the member's time read once (a batch is one operation under the key's lock).
+     * The batch's decisions on one {@link KeyState}, charged in place as a store's in-process
+     * state is, at the member's time read once (a batch is one operation under the key's lock).
+     * Every decision is read before the first is decided, so that a batch that cannot be read
+     * changes nothing.
      */
-    private GridRequest.Outcome runBatch(byte @Nullable [] stored, LongSupplier memberClock) {
+    private GridRequest.Step runBatch(KeyState state, LongSupplier memberClock) {
+        GridRequest[] decisions = readBatch();
+        long[] replies = new long[decisions.length * GridReply.LENGTH];
+        long memberNow = GridRequest.MEMBER_CLOCK;
+        boolean write = false;
+        long writtenAt = 0;
+        for (int i = 0; i < decisions.length; i++) {
+            GridRequest decoded = decisions[i];
+            long now = decoded.callerNowMicros();
+            if (decoded.usesMemberClock()) {
+                if (memberNow == GridRequest.MEMBER_CLOCK) {
+                    memberNow = memberClock.getAsLong();
+                }
+                now = memberNow;
+            }
+            Decision decision = state.tryAcquire(decoded.limits(), now, decoded.cost());
+            System.arraycopy(GridReply.encode(decision, decoded.limits()), 0, replies, i * GridReply.LENGTH,
+                    GridReply.LENGTH);
+            if (decision.allowed()) {
+                write = true;
+                writtenAt = now;
+            }
+        }
+        return new GridRequest.Step(replies, write, writtenAt);
+    }
+
+    /** The decisions of this batch's request, each checked as {@link KeyState#tryAcquire} checks its arguments. */
+    private GridRequest[] readBatch() {
         try {
             ByteBuffer in = ByteBuffer.wrap(request, 1, request.length - 1);
             int count = in.getInt();
@@ -163,11 +216,7 @@ public final class GridOperation {
                 throw new IllegalArgumentException("a batch of " + request.length + " bytes cannot hold "
                         + count + " decisions");
             }
-            long[] replies = new long[count * GridReply.LENGTH];
-            KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
-            long memberNow = GridRequest.MEMBER_CLOCK;
-            boolean write = false;
-            long writtenAt = 0;
+            GridRequest[] decisions = new GridRequest[count];
             for (int i = 0; i < count; i++) {
                 int length = in.getInt();
                 if (length < 1 || length > in.remaining()) {
@@ -178,27 +227,15 @@ public final class GridOperation {
                 if (one[0] == BATCH_FORMAT) {
                     throw new IllegalArgumentException("a batch within a batch");
                 }
-                GridRequest decoded = GridRequest.decode(one);
-                long now = decoded.callerNowMicros();
-                if (decoded.usesMemberClock()) {
-                    if (memberNow == GridRequest.MEMBER_CLOCK) {
-                        memberNow = memberClock.getAsLong();
-                    }
-                    now = memberNow;
-                }
-                Decision decision = state.tryAcquire(decoded.limits(), now, decoded.cost());
-                System.arraycopy(GridReply.encode(decision, decoded.limits()), 0, replies, i * GridReply.LENGTH,
-                        GridReply.LENGTH);
-                if (decision.allowed()) {
-                    write = true;
-                    writtenAt = now;
+                decisions[i] = GridRequest.decode(one);
+                if (decisions[i].cost() < 1) {
+                    throw new IllegalArgumentException("a batch's decision has a cost below 1: " + decisions[i].cost());
                 }
             }
             if (in.hasRemaining()) {
                 throw new IllegalArgumentException("a batch has " + in.remaining() + " trailing bytes");
             }
-            return write ? GridRequest.written(replies, state, writtenAt)
-                    : new GridRequest.Outcome(replies, false, null, 0);
+            return decisions;
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException("a batch of " + request.length + " bytes is truncated", e);
         }

@@ -244,17 +244,33 @@ public final class GridRequest {
      */
     public Outcome decide(byte @Nullable [] stored, long nowMicros) {
         KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
-        Decision decision = state.tryAcquire(limits, nowMicros, cost);
-        long[] reply = GridReply.encode(decision, limits);
-        return decision.allowed() ? written(reply, state, nowMicros) : new Outcome(reply, false, null, 0);
+        return decideInPlace(state, nowMicros).encoded(state);
     }
 
-    /** What a member answers with {@code reply} and stores after {@code state} admitted at {@code nowMicros}. */
-    static Outcome written(long[] reply, KeyState state, long nowMicros) {
+    /** Decides this request on {@code state} at {@code nowMicros}, charging it in place when admitted. */
+    Step decideInPlace(KeyState state, long nowMicros) {
+        Decision decision = state.tryAcquire(limits, nowMicros, cost);
+        return new Step(GridReply.encode(decision, limits), decision.allowed(), nowMicros);
+    }
+
+    /** What a member answers and stores after {@code state} admitted at {@code nowMicros}. */
+    private static Outcome written(long[] reply, KeyState state, long nowMicros) {
         if (state.isEmpty()) {
             return new Outcome(reply, true, null, 0);
         }
         return new Outcome(reply, true, state.encode(), state.expiresAtMicros() - nowMicros);
+    }
+
+    /**
+     * What an operation did to a {@link KeyState} it changed in place: the answer, whether the
+     * state changed (so it must be stored), and the time the operation ran at.
+     */
+    record Step(long[] reply, boolean write, long nowMicros) {
+
+        /** This step's outcome, the changed {@code state} encoded to be stored. */
+        Outcome encoded(KeyState state) {
+            return write ? written(reply, state, nowMicros) : new Outcome(reply, false, null, 0);
+        }
     }
 
     /**

@@ -57,6 +57,48 @@ class GridOperationTest {
     }
 
     @Test
+    void eachOperationRunInPlaceAnswersAndLeavesWhatItsRunOnTheBytesDoes() {
+        KeyState held = KeyState.empty();
+        byte[] stored = null;
+        Lease taken = KeyState.empty().lease(LIMITS, NOW + 1, 5);
+        GridOperation giveBack = GridOperation.giveBack(LIMITS, taken, 2, NOW + 2);
+        assertThat(giveBack).isNotNull();
+        List<GridOperation> operations = List.of(GridOperation.decide(LIMITS, 3, NOW), GridOperation.lease(LIMITS, 5, NOW + 1),
+                giveBack, GridOperation.decide(LIMITS, 20, NOW + 3),
+                GridOperation.batch(List.of(GridOperation.decide(LIMITS, 1, NOW + 4), GridOperation.decide(LIMITS, 9, NOW + 4))));
+        for (GridOperation operation : operations) {
+            GridRequest.Outcome inPlace = operation.runInPlace(held, () -> NOW);
+            GridRequest.Outcome onBytes = operation.run(stored, () -> NOW);
+
+            assertThat(inPlace.reply()).isEqualTo(onBytes.reply());
+            assertThat(inPlace.write()).isEqualTo(onBytes.write());
+            assertThat(inPlace.state()).isNull();
+            if (onBytes.write()) {
+                assertThat(inPlace.ttlMicros()).isEqualTo(onBytes.ttlMicros());
+                stored = onBytes.state();
+            }
+            assertThat(held.encode()).isEqualTo(stored);
+        }
+    }
+
+    @Test
+    void aBatchThatCannotBeReadChangesNoStateHeldInPlace() {
+        KeyState held = KeyState.empty();
+        held.tryAcquire(LIMITS, NOW, 1);
+        byte[] before = held.encode();
+        GridOperation nested = GridOperation.batch(List.of(GridOperation.decide(LIMITS, 1, NOW),
+                GridOperation.batch(List.of(GridOperation.decide(LIMITS, 1, NOW)))));
+        GridOperation costless = GridOperation.batch(List.of(GridOperation.decide(LIMITS, 1, NOW),
+                GridOperation.decisionOnWire(GridRequest.encode(LIMITS, 0, NOW))));
+
+        assertThatThrownBy(() -> nested.runInPlace(held, () -> NOW))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a batch within a batch");
+        assertThatThrownBy(() -> costless.runInPlace(held, () -> NOW))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cost below 1: 0");
+        assertThat(held.encode()).isEqualTo(before);
+    }
+
+    @Test
     void aBatchDecidesInItsOrderEachOnTheStateTheOneBeforeLeftAndWritesTheLastState() {
         List<Limit> three = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 3, Duration.ofSeconds(1)).named("three"));
         KeyState reference = KeyState.empty();

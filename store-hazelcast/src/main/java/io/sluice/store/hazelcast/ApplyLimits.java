@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * and a lease or give-back type {@link ProcessorFactory#LEASE_LIMITS} (the bytes, then the lease
  * time), as the two processors of earlier versions wrote them, so members read both.
  */
-final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, IdentifiedDataSerializable,
+final class ApplyLimits implements EntryProcessor<String, Object, long[]>, IdentifiedDataSerializable,
         HazelcastInstanceAware {
 
     private static final long serialVersionUID = 1L;
@@ -45,7 +45,7 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
     private GridOperation operation;
 
     private transient @Nullable HazelcastInstance member;
-    private transient @Nullable EntryProcessor<String, byte[], long[]> backup;
+    private transient @Nullable EntryProcessor<String, Object, long[]> backup;
     /** The owner's time, once {@link #process} read it: what a replay on the backups decides at. */
     private transient long ownerNowMicros = GridRequest.MEMBER_CLOCK;
 
@@ -66,8 +66,12 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
     }
 
     @Override
-    public long[] process(Map.Entry<String, byte[]> entry) {
-        byte[] stored = entry.getValue();
+    public long[] process(Map.Entry<String, Object> entry) {
+        InPlaceState held = InPlaceState.of(entry, false, replayBytes(), member);
+        if (held != null) {
+            return processInPlace(entry, held);
+        }
+        byte[] stored = (byte[]) entry.getValue();
         GridRequest.Outcome outcome = operation.run(stored, this::readOwnersClock);
         if (!outcome.write()) {
             backup = null;
@@ -80,6 +84,24 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
         return outcome.reply();
     }
 
+    /**
+     * The operation on a state kept in place ({@link InPlaceState}): stored again, as the same
+     * object, when it changed (or the entry removed when it holds nothing any more), and
+     * replayed on the backups, which hold their own.
+     */
+    private long[] processInPlace(Map.Entry<String, Object> entry, InPlaceState held) {
+        GridRequest.Outcome outcome = operation.runInPlace(held.state(), this::readOwnersClock);
+        if (!outcome.write()) {
+            backup = null;
+            return outcome.reply();
+        }
+        held.storeIn(entry, outcome.ttlMicros(), operation.usesMemberClock());
+        backup = replayAllowed() ? new ReplayOnBackup(operation, ownerNowMicros, false)
+                : WriteState.of(held.state().isEmpty() ? null : held.state().encode(), outcome.ttlMicros(),
+                        operation.usesMemberClock());
+        return outcome.reply();
+    }
+
     private long readOwnersClock() {
         ownerNowMicros = MemberClock.nowMicros(member);
         return ownerNowMicros;
@@ -87,7 +109,12 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
 
     /** Whether replaying the operation sends fewer bytes to each backup than the new state. */
     private boolean replaySmaller(byte @Nullable [] state) {
-        return state != null && state.length > operation.request().length + ReplayOnBackup.FIELD_BYTES;
+        return state != null && state.length > replayBytes();
+    }
+
+    /** The bytes a replay of the operation sends each backup. */
+    private int replayBytes() {
+        return ReplayOnBackup.bytes(operation);
     }
 
     private boolean replayAllowed() {
@@ -101,7 +128,7 @@ final class ApplyLimits implements EntryProcessor<String, byte[], long[]>, Ident
     }
 
     @Override
-    public @Nullable EntryProcessor<String, byte[], long[]> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, Object, long[]> getBackupProcessor() {
         return backup;
     }
 

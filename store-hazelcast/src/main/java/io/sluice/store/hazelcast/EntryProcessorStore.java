@@ -67,7 +67,7 @@ final class EntryProcessorStore implements Store, InstanceCount {
     private final GridOperations operations;
     /** Decisions use the owning member's clock, inside the entry processor; a wait lasts at most the timeout. */
     private final StoreCapabilities capabilities;
-    private volatile @Nullable IMap<String, byte[]> map;
+    private volatile @Nullable IMap<String, Object> map;
     /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
     private final @Nullable Heartbeat heartbeat;
 
@@ -216,7 +216,7 @@ final class EntryProcessorStore implements Store, InstanceCount {
 
     /** The invocation of {@code operation} on the owner of {@code key}; {@code null} on a client or before the map's proxy exists. */
     private @Nullable InternalCompletableFuture<Data> invokeOnMember(String key, GridOperation operation) {
-        if (!(map instanceof MapProxyImpl<String, byte[]> member) || !(instance instanceof SerializationServiceSupport)) {
+        if (!(map instanceof MapProxyImpl<String, Object> member) || !(instance instanceof SerializationServiceSupport)) {
             return null;
         }
         ApplyLimits processor = new ApplyLimits(operation);
@@ -229,8 +229,8 @@ final class EntryProcessorStore implements Store, InstanceCount {
      * The map's proxy, created on first use: a client creates it on the cluster, so a store
      * built while the cluster is unreachable works once it is back.
      */
-    private IMap<String, byte[]> map() {
-        IMap<String, byte[]> proxy = map;
+    private IMap<String, Object> map() {
+        IMap<String, Object> proxy = map;
         if (proxy == null) {
             proxy = instance.getMap(mapName);
             map = proxy;

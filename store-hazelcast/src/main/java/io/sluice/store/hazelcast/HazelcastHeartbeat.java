@@ -30,7 +30,7 @@ final class HazelcastHeartbeat {
         return Heartbeat.start("the Hazelcast map '" + registry + "'", interval,
                 (instanceId, ttlMicros, leave, timeout) -> {
                     long now = clockForTesting == null ? GridRequest.MEMBER_CLOCK : clockForTesting.nowMicros();
-                    long[] live = instance.<String, byte[]>getMap(registry)
+                    long[] live = instance.<String, Object>getMap(registry)
                             .submitToKey(KEY, new InstanceBeat(instanceId, ttlMicros, leave, now))
                             .toCompletableFuture().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
                     return Math.toIntExact(live[0]);

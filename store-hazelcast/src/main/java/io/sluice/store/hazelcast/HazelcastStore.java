@@ -73,6 +73,17 @@ public final class HazelcastStore {
      */
     public static final String REPLAY_BACKUPS_PROPERTY = "sluice.hazelcast.replay-backups";
 
+    /**
+     * A member's property, as {@link #REPLAY_BACKUPS_PROPERTY}: {@code false} (or
+     * {@link #REPLAY_BACKUPS_PROPERTY} {@code false}) makes it keep a long state (a sliding
+     * log's) in a map of {@code OBJECT} in-memory format as its bytes, rewritten by every
+     * admission, as versions before 2026-12-03 did, instead of as an object that an admission
+     * changes in place. Set it on the members of this version while members of an earlier
+     * version, which cannot read such a value, are in the cluster (a rolling upgrade). Unset,
+     * or any other value: long states are kept in place in {@code OBJECT} maps.
+     */
+    public static final String STATE_IN_PLACE_PROPERTY = "sluice.hazelcast.state-in-place";
+
     /** How long {@link Builder#build()} waits for its warm-up decisions at most. */
     static final Duration WARM_UP_PATIENCE = Duration.ofSeconds(10);
 

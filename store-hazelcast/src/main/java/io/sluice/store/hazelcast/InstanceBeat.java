@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * one-element array. Backups get the owner's bytes through a {@link WriteState}, with the
  * registry's time to live, so a fleet that is gone leaves nothing behind.
  */
-final class InstanceBeat implements EntryProcessor<String, byte[], long[]>, IdentifiedDataSerializable,
+final class InstanceBeat implements EntryProcessor<String, Object, long[]>, IdentifiedDataSerializable,
         HazelcastInstanceAware {
 
     private static final long serialVersionUID = 1L;
@@ -50,17 +50,17 @@ final class InstanceBeat implements EntryProcessor<String, byte[], long[]>, Iden
     }
 
     @Override
-    public long[] process(Map.Entry<String, byte[]> entry) {
+    public long[] process(Map.Entry<String, Object> entry) {
         boolean memberClock = nowMicros == GridRequest.MEMBER_CLOCK;
         long now = memberClock ? MemberClock.nowMicros(member) : nowMicros;
-        InstanceRegistry.Beaten beaten = InstanceRegistry.beat(entry.getValue(), instanceId, now, ttlMicros, leave);
+        InstanceRegistry.Beaten beaten = InstanceRegistry.beat((byte[]) entry.getValue(), instanceId, now, ttlMicros, leave);
         write = WriteState.of(beaten.registry(), ttlMicros, memberClock);
         write.process(entry);
         return new long[] {beaten.instances()};
     }
 
     @Override
-    public @Nullable EntryProcessor<String, byte[], long[]> getBackupProcessor() {
+    public @Nullable EntryProcessor<String, Object, long[]> getBackupProcessor() {
         return write;
     }
 

@@ -5,7 +5,8 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Creates this store's entry processors when a member reads them. Registered under
+ * Creates this store's entry processors, and its long states' values in {@code OBJECT} maps,
+ * when a member reads them. Registered under
  * {@link #FACTORY_ID} by {@link HazelcastStore#configureSerialization} or by a member's
  * declarative configuration (Hazelcast instantiates it by its name).
  */
@@ -27,6 +28,11 @@ final class ProcessorFactory implements DataSerializableFactory {
      * member of an earlier version receives it only as a backup of a newer owner.
      */
     static final int REPLAY_ON_BACKUP = 6;
+    /**
+     * {@link InPlaceState} (since 2026-12-03): a value, not a processor; only an {@code OBJECT}
+     * map of a member that allows it holds one ({@link HazelcastStore#STATE_IN_PLACE_PROPERTY}).
+     */
+    static final int IN_PLACE_STATE = 7;
 
     @Override
     public @Nullable IdentifiedDataSerializable create(int typeId) {
@@ -41,6 +47,8 @@ final class ProcessorFactory implements DataSerializableFactory {
                 return new InstanceBeat();
             case REPLAY_ON_BACKUP:
                 return new ReplayOnBackup();
+            case IN_PLACE_STATE:
+                return new InPlaceState();
             default:
                 // Hazelcast turns null into an error naming the factory and the type id.
                 return null;

@@ -1,5 +1,7 @@
 package io.sluice.store.hazelcast;
 
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
@@ -31,17 +33,19 @@ import org.jspecify.annotations.Nullable;
  * ({@link HazelcastStore#REPLAY_BACKUPS_PROPERTY}). Its result type is {@link ApplyLimits}'
  * because a backup processor must have its primary's type; the result is always {@code null}.
  */
-final class ReplayOnBackup implements EntryProcessor<String, byte[], long[]>, IdentifiedDataSerializable {
+final class ReplayOnBackup implements EntryProcessor<String, Object, long[]>, IdentifiedDataSerializable,
+        HazelcastInstanceAware {
 
     private static final long serialVersionUID = 1L;
 
     /** The fields after the request on the wire: leasing, lease time, the owner's time, found nothing. */
-    static final int FIELD_BYTES = 1 + Long.BYTES + Long.BYTES + 1;
+    private static final int FIELD_BYTES = 1 + Long.BYTES + Long.BYTES + 1;
 
     private GridOperation operation;
     /** The owner's time the operation ran at; {@link GridRequest#MEMBER_CLOCK} when it ran at the caller's. */
     private long ownerNowMicros;
     private boolean ownerFoundNothing;
+    private transient @Nullable HazelcastInstance member;
 
     /** For deserialization on a member. */
     ReplayOnBackup() {
@@ -54,9 +58,27 @@ final class ReplayOnBackup implements EntryProcessor<String, byte[], long[]>, Id
         this.ownerFoundNothing = ownerFoundNothing;
     }
 
+    /** The bytes a replay of {@code operation} is on the wire: its request and the fields after it. */
+    static int bytes(GridOperation operation) {
+        return operation.request().length + FIELD_BYTES;
+    }
+
     @Override
-    public long @Nullable [] process(Map.Entry<String, byte[]> entry) {
-        byte[] stored = ownerFoundNothing ? null : entry.getValue();
+    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+        this.member = hazelcastInstance;
+    }
+
+    @Override
+    public long @Nullable [] process(Map.Entry<String, Object> entry) {
+        InPlaceState held = InPlaceState.of(entry, ownerFoundNothing, bytes(operation), member);
+        if (held != null) {
+            GridRequest.Outcome outcome = operation.runInPlace(held.state(), this::ownerNow);
+            if (outcome.write()) {
+                held.storeIn(entry, outcome.ttlMicros(), operation.usesMemberClock());
+            }
+            return null;
+        }
+        byte[] stored = ownerFoundNothing ? null : (byte[]) entry.getValue();
         GridRequest.Outcome outcome = operation.run(stored, this::ownerNow);
         if (outcome.write()) {
             WriteState.of(outcome.state(), outcome.ttlMicros(), operation.usesMemberClock()).process(entry);

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * never decides anything with its own clock. Its result type is {@link ApplyLimits}' because
  * a backup processor must have its primary's type; the result is always {@code null}.
  */
-final class WriteState implements EntryProcessor<String, byte[], long[]>, IdentifiedDataSerializable {
+final class WriteState implements EntryProcessor<String, Object, long[]>, IdentifiedDataSerializable {
 
     /** In {@code ttlSeconds}: no Hazelcast time to live (under a test clock). */
     static final long NO_TTL = -1;
@@ -45,23 +45,27 @@ final class WriteState implements EntryProcessor<String, byte[], long[]>, Identi
      * limit is fully reset.
      */
     static WriteState of(byte @Nullable [] state, long ttlMicros, boolean expire) {
-        if (state == null || !expire) {
-            return new WriteState(state, NO_TTL);
-        }
-        long ttlSeconds = (Math.max(0, ttlMicros) + MICROS_PER_SECOND - 1) / MICROS_PER_SECOND + 1;
-        return new WriteState(state, ttlSeconds);
+        return new WriteState(state, state == null ? NO_TTL : ttlSeconds(ttlMicros, expire));
+    }
+
+    /** The time to live in whole seconds that {@link #of} gives a state that matters for {@code ttlMicros}. */
+    static long ttlSeconds(long ttlMicros, boolean expire) {
+        return expire ? (Math.max(0, ttlMicros) + MICROS_PER_SECOND - 1) / MICROS_PER_SECOND + 1 : NO_TTL;
     }
 
     @Override
-    public long @Nullable [] process(Map.Entry<String, byte[]> entry) {
-        if (value == null) {
-            entry.setValue(null);
-        } else if (ttlSeconds == NO_TTL) {
+    public long @Nullable [] process(Map.Entry<String, Object> entry) {
+        store(entry, value, ttlSeconds);
+        return null;
+    }
+
+    /** Stores {@code value} in {@code entry} ({@code null}: removes it) with {@code ttlSeconds} ({@link #ttlSeconds}). */
+    static void store(Map.Entry<String, Object> entry, @Nullable Object value, long ttlSeconds) {
+        if (value == null || ttlSeconds == NO_TTL) {
             entry.setValue(value);
         } else {
-            ((ExtendedMapEntry<String, byte[]>) entry).setValue(value, ttlSeconds, TimeUnit.SECONDS);
+            ((ExtendedMapEntry<String, Object>) entry).setValue(value, ttlSeconds, TimeUnit.SECONDS);
         }
-        return null;
     }
 
     @Override

@@ -8,11 +8,15 @@ import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuil
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import io.sluice.algorithms.Algorithms;
+import com.hazelcast.map.impl.LazyMapEntry;
+import io.sluice.algorithms.KeyState;
 import io.sluice.algorithms.grid.GridOperation;
+import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Limit;
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -38,9 +42,9 @@ class ApplyLimitsTest {
         Entry owner = new Entry(null);
         Entry backup = new Entry(null);
         for (int i = 0; i < 300; i++) {
-            byte[] read = owner.value;
+            byte[] read = (byte[]) owner.value;
             byte[] asRead = read == null ? null : read.clone();
-            EntryProcessor<String, byte[], long[]> sent = decide(owner, LOG, START_MICROS + 1_000L * i);
+            EntryProcessor<String, Object, long[]> sent = decide(owner, LOG, START_MICROS + 1_000L * i);
             // A map in OBJECT format hands the processor the stored array itself: never changed.
             assertThat(read).isEqualTo(asRead);
             if (i == 0) {
@@ -64,7 +68,7 @@ class ApplyLimitsTest {
         Entry owner = new Entry(null);
         Entry backup = new Entry(null);
 
-        EntryProcessor<String, byte[], long[]> sent = decide(owner, BUCKET, START_MICROS);
+        EntryProcessor<String, Object, long[]> sent = decide(owner, BUCKET, START_MICROS);
         sent.process(backup);
 
         assertThat(sent).isInstanceOf(WriteState.class);
@@ -88,6 +92,75 @@ class ApplyLimitsTest {
         assertThat(backup.value).isEqualTo(owner.value);
     }
 
+    /**
+     * In a map that keeps its values as objects ({@code OBJECT} format: the processor gets the
+     * stored value itself, as a {@link LazyMapEntry} of it here), a sliding log longer than its
+     * replay is kept in place: every decision, on a virtual clock, is {@link KeyState}'s own one
+     * by one (admissions, denials, entries expiring), the owner's value stays one object, and
+     * the backup, replaying every admission, holds the same state.
+     */
+    @Test
+    void aLongSlidingLogInAnObjectMapIsChangedInPlaceAndDecidesAsKeyStateDoes() {
+        KeyState reference = KeyState.empty();
+        Random random = new Random(10);
+        Object owner = null;
+        Object backup = null;
+        Object held = null;
+        long nowMicros = START_MICROS;
+        for (int i = 0; i < 3_000; i++) {
+            nowMicros += random.nextInt(10_000);
+            long cost = 1 + random.nextInt(3);
+            LazyMapEntry<String, Object> ownerEntry = new LazyMapEntry<>("key", owner, wire);
+            ApplyLimits processor = wire.toObject(wire.toData(new ApplyLimits(GridOperation.decide(LOG, cost, nowMicros))));
+
+            long[] reply = processor.process(ownerEntry);
+
+            assertThat(GridReply.decode(reply, LOG)).as("decision %d", i).isEqualTo(reference.tryAcquire(LOG, nowMicros, cost));
+            owner = ownerEntry.getValue();
+            EntryProcessor<String, Object, long[]> sent = processor.getBackupProcessor();
+            if (sent != null) {
+                LazyMapEntry<String, Object> backupEntry = new LazyMapEntry<>("key", backup, wire);
+                sent(sent).process(backupEntry);
+                backup = backupEntry.getValue();
+            }
+            assertThat(bytesOf(owner)).as("the owner's state after %d", i).isEqualTo(reference.encode());
+            assertThat(bytesOf(backup)).as("the backup's state after %d", i).isEqualTo(reference.encode());
+            if (held != null) {
+                assertThat(owner).isSameAs(held);
+            } else if (owner instanceof InPlaceState) {
+                held = owner;
+            }
+        }
+        assertThat(held).isNotNull();
+        assertThat(backup).isInstanceOf(InPlaceState.class);
+    }
+
+    /** A {@code BINARY} map hands the processor a copy of the value's bytes: it stores bytes, never an object. */
+    @Test
+    void aLongSlidingLogInABinaryMapStaysBytes() {
+        Object owner = null;
+        for (int i = 0; i < 300; i++) {
+            LazyMapEntry<String, Object> entry = new LazyMapEntry<>("key", owner == null ? null : wire.toData(owner), wire);
+            new ApplyLimits(GridOperation.decide(LOG, 1, START_MICROS + 1_000L * i)).process(entry);
+            owner = entry.getValue();
+            assertThat(owner).isInstanceOf(byte[].class);
+        }
+    }
+
+    @Test
+    void aMembersConfigurationTurnsStatesInPlaceOffDuringARollingUpgrade() {
+        assertThat(InPlaceState.keptBy(new Config())).isTrue();
+        assertThat(InPlaceState.keptBy(new Config().setProperty(HazelcastStore.STATE_IN_PLACE_PROPERTY, "false")))
+                .isFalse();
+        assertThat(InPlaceState.keptBy(new Config().setProperty(HazelcastStore.REPLAY_BACKUPS_PROPERTY, "false")))
+                .isFalse();
+    }
+
+    /** The encoding of a key's state as a map holds it: its bytes, or an in-place state's encoding. */
+    static byte @Nullable [] bytesOf(@Nullable Object value) {
+        return value instanceof InPlaceState held ? held.state().encode() : (byte[]) value;
+    }
+
     @Test
     void aMembersConfigurationTurnsTheReplayOffDuringARollingUpgrade() {
         assertThat(ApplyLimits.replaysBackups(new Config())).isTrue();
@@ -98,24 +171,24 @@ class ApplyLimitsTest {
     }
 
     /** One decision of cost 1 on the owner's entry; returns the backup processor after Hazelcast's serialization. */
-    private @Nullable EntryProcessor<String, byte[], long[]> decide(Entry owner, List<Limit> limits, long nowMicros) {
+    private @Nullable EntryProcessor<String, Object, long[]> decide(Entry owner, List<Limit> limits, long nowMicros) {
         ApplyLimits processor = wire.toObject(wire.toData(new ApplyLimits(GridOperation.decide(limits, 1, nowMicros))));
         processor.process(owner);
-        EntryProcessor<String, byte[], long[]> backup = processor.getBackupProcessor();
+        EntryProcessor<String, Object, long[]> backup = processor.getBackupProcessor();
         return backup == null ? null : sent(backup);
     }
 
     /** {@code processor} as a member reads it. */
-    private EntryProcessor<String, byte[], long[]> sent(EntryProcessor<String, byte[], long[]> processor) {
+    private EntryProcessor<String, Object, long[]> sent(EntryProcessor<String, Object, long[]> processor) {
         return wire.toObject(wire.toData(processor));
     }
 
     /** A map entry as a member's processor sees it; under a caller's clock nothing gets a time to live. */
-    private static final class Entry implements ExtendedMapEntry<String, byte[]> {
+    private static final class Entry implements ExtendedMapEntry<String, Object> {
 
-        private byte @Nullable [] value;
+        private @Nullable Object value;
 
-        Entry(byte @Nullable [] value) {
+        Entry(@Nullable Object value) {
             this.value = value;
         }
 
@@ -125,24 +198,24 @@ class ApplyLimitsTest {
         }
 
         @Override
-        public byte @Nullable [] getValue() {
+        public @Nullable Object getValue() {
             return value;
         }
 
         @Override
-        public byte @Nullable [] setValue(byte @Nullable [] newValue) {
-            byte[] old = value;
+        public @Nullable Object setValue(@Nullable Object newValue) {
+            Object old = value;
             value = newValue;
             return old;
         }
 
         @Override
-        public byte[] setValue(byte[] newValue, long ttl, TimeUnit unit) {
+        public Object setValue(Object newValue, long ttl, TimeUnit unit) {
             throw new AssertionError("a time to live under a caller's clock: " + ttl + " " + unit);
         }
 
         @Override
-        public byte[] setValueWithoutChangingExpiryTime(byte[] newValue) {
+        public Object setValueWithoutChangingExpiryTime(Object newValue) {
             throw new AssertionError("not used by the store");
         }
     }

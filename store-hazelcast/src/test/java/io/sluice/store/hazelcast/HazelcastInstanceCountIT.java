@@ -70,7 +70,7 @@ class HazelcastInstanceCountIT {
     @Test
     void aStoreThatStopsBeatingIsDroppedThreeIntervalsAfterItsLastBeat() {
         try (Store store = store(client, "expiring")) {
-            memberWithout.<String, byte[]>getMap("expiring" + HazelcastHeartbeat.MAP_SUFFIX).executeOnKey(
+            memberWithout.<String, Object>getMap("expiring" + HazelcastHeartbeat.MAP_SUFFIX).executeOnKey(
                     HazelcastHeartbeat.KEY, new InstanceBeat("crashed", TTL_MICROS, false, clock.nowMicros()));
             awaitCount(store, 2);
             clock.advanceMicros(TTL_MICROS);

@@ -2,6 +2,8 @@ package io.sluice.store.hazelcast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.sluice.algorithms.Algorithms;
@@ -21,6 +23,8 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The member that owns a busy key leaves mid-load (gracefully, or killed): with one backup
@@ -35,6 +39,9 @@ class MemberLossIT {
     private static final int LOSS_AFTER_ADMITTED = 400;
     private static final int THREADS = 4;
 
+    /** A map in {@code OBJECT} in-memory format, where a long sliding log is kept in place. */
+    private static final String OBJECT_MAP = "sluice-object";
+
     /** One token a day beyond the burst: nothing refills while the test runs. */
     private static final Limit DAILY = Limit.of(Algorithms.TOKEN_BUCKET, LIMIT, Duration.ofDays(1));
 
@@ -44,7 +51,8 @@ class MemberLossIT {
     void startCluster() {
         cluster = new TestCluster();
         for (int i = 0; i < 3; i++) {
-            cluster.startMember();
+            cluster.startMember(null, config -> config.addMapConfig(
+                    new MapConfig(OBJECT_MAP).setInMemoryFormat(InMemoryFormat.OBJECT)));
         }
     }
 
@@ -66,21 +74,24 @@ class MemberLossIT {
     /**
      * A sliding log's backups replay its admissions at the owner's time (the members' clocks
      * are a few microseconds apart at least): once the owner is killed, the new owner holds
-     * exactly the owner's bytes with its time to live, and decides on them.
+     * exactly the owner's state with its time to live, and decides on it. In an {@code OBJECT}
+     * map the owner and the backup each keep the log in place.
      */
-    @Test
-    void theNewOwnerOfASlidingLogHoldsTheKilledOwnersBytesAndTimeToLive() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {HazelcastStore.DEFAULT_MAP_NAME, OBJECT_MAP})
+    void theNewOwnerOfASlidingLogHoldsTheKilledOwnersStateAndTimeToLive(String map) throws Exception {
         String key = "log";
         Limit log = Limit.of(Algorithms.SLIDING_LOG, LIMIT, Duration.ofHours(1));
         HazelcastInstance owner = cluster.owner(key);
         HazelcastInstance caller = cluster.members().stream().filter(m -> m != owner).findFirst().orElseThrow();
         RateLimiter limiter = RateLimiter.builder().limit(log)
-                .store(HazelcastStore.builder(caller).timeout(Duration.ofSeconds(60)).build()).build();
+                .store(HazelcastStore.builder(caller).mapName(map).timeout(Duration.ofSeconds(60)).build()).build();
         // From 8 threads: lone decisions and batches.
         assertThat(HazelcastClusterIT.hammer(List.of(limiter), key, LOSS_AFTER_ADMITTED))
                 .allMatch(Decision::allowed);
-        IMap<String, byte[]> owners = owner.getMap(HazelcastStore.DEFAULT_MAP_NAME);
-        byte[] state = owners.get(key);
+        IMap<String, Object> owners = owner.getMap(map);
+        Object state = owners.get(key);
+        assertThat(state).isInstanceOf(OBJECT_MAP.equals(map) ? InPlaceState.class : byte[].class);
         long ttlMillis = owners.getEntryView(key).getTtl();
 
         owner.getLifecycleService().terminate();
@@ -89,8 +100,8 @@ class MemberLossIT {
         while (!caller.getPartitionService().isClusterSafe() && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        IMap<String, byte[]> newOwners = cluster.owner(key).getMap(HazelcastStore.DEFAULT_MAP_NAME);
-        assertThat(newOwners.get(key)).isEqualTo(state);
+        IMap<String, Object> newOwners = cluster.owner(key).getMap(map);
+        assertThat(ApplyLimitsTest.bytesOf(newOwners.get(key))).isEqualTo(ApplyLimitsTest.bytesOf(state));
         assertThat(newOwners.getEntryView(key).getTtl()).isEqualTo(ttlMillis);
         assertThat(limiter.decide(key).remaining()).isEqualTo(LIMIT - LOSS_AFTER_ADMITTED - 1);
     }
