@@ -28,8 +28,9 @@ Usage: jmh/redis-callgrind.py MODE ALGORITHM N LUA_DIR [FLOOR_SCRIPT]
   LUA_DIR    store-redis/src/main/resources/io/sluice/store/redis of the tree to measure
 
 A lease's and a give-back's limits are sent as LUA_DIR's lease.lua reads them: one MessagePack
-argument and the names when it calls cmsgpack.unpack, else five decimal arguments per limit (a
-store-redis before the leases' MessagePack pass), so one command measures either tree.
+argument and the names when it or script-lease.lua calls cmsgpack.unpack, else five decimal
+arguments per limit (a store-redis before the leases' MessagePack pass), so one command
+measures either tree.
 """
 import hashlib
 import os
@@ -134,7 +135,8 @@ else:
         assert query(resp("SCRIPT", "LOAD", lease_body)).startswith(b"$40")
         taken = hashlib.sha1(lease_body.encode()).hexdigest()
 
-message_pack_leases = "cmsgpack.unpack" in open(os.path.join(lua_dir, "lease.lua"), encoding="utf-8").read()
+message_pack_leases = any("cmsgpack.unpack" in open(os.path.join(lua_dir, resource), encoding="utf-8").read()
+                          for resource in ("lease.lua", "script-lease.lua"))
 # The give-backs' one instant, on the test-only clock.
 instant = 1_000_000_000_000
 
