@@ -27,9 +27,9 @@ import java.util.function.Supplier;
  * while it connects to a node that is being lost (hundreds of milliseconds), and Hazelcast
  * completes the future of {@code submitToKey} on a thread it starts per answer when the
  * common pool has one thread (two cores). A blocking call on a thread of this pool does
- * neither. At most {@code concurrency} calls (and as many {@linkplain #send sends}) run at
- * once; up to {@link #QUEUED_PER_THREAD} times as many wait, and a call still waiting when
- * its caller timed out is never made, so it charges nothing.
+ * neither. At most {@code concurrency} calls run at once (and one {@linkplain #send send} on
+ * a thread of its own); up to {@link #QUEUED_PER_THREAD} times as many wait, and a call still
+ * waiting when its caller timed out is never made, so it charges nothing.
  *
  * <p>A caller that waits anyway ({@code RateLimiter.decide}) may {@link #await} instead: a call
  * that a store can start without blocking (a Hazelcast member's invocation, whose future it
@@ -48,15 +48,17 @@ public final class GridCalls implements AutoCloseable {
     private final long timeoutNanos;
     private final ThreadPoolExecutor threads;
     /**
-     * The threads that {@linkplain #send send}, one per core: a send waits for a busy one
-     * rather than waking another, as long as fewer than {@value #QUEUED_PER_THREAD} sends per
-     * sender wait; one more (the senders block: a cluster losing a node) goes to
-     * {@link #threads} instead. Measured with Ignite:
-     * sent by a thread of {@link #threads} in turn (64 by default, the longest idle first, each
-     * with its own cold buffers: Ignite keeps its marshalling buffers per thread), a send cost
-     * its thread 21 to 26 us of CPU per decision, against 10 to 12 on two threads.
+     * The one thread that {@linkplain #send sends}: a send waits for it while it is busy
+     * rather than waking another, as long as fewer than {@value #QUEUED_PER_THREAD} sends
+     * wait; one more (the sender blocks: a cluster losing a node) goes to {@link #threads}
+     * instead. Measured with Ignite: sent by a thread of {@link #threads} in turn (64 by
+     * default, the longest idle first, each with its own cold buffers: Ignite keeps its
+     * marshalling buffers per thread), a send cost its thread 21 to 26 us of CPU per decision,
+     * against 10 to 12 on two threads; and two senders took the sends of one caller in turn
+     * (an idle thread pool hands a task to the thread idle longest), which cost the calling
+     * JVM more CPU per decision than one sender (benchmarks-history.md, 2026-12-03).
      */
-    private final ThreadPoolExecutor senders;
+    private final ThreadPoolExecutor sender;
     /** Calls handed over and not yet started; bounded by {@link #maxWaiting}. */
     private final AtomicInteger waiting = new AtomicInteger();
     private final int maxWaiting;
@@ -66,17 +68,12 @@ public final class GridCalls implements AutoCloseable {
     /**
      * A pool of {@code concurrency} threads for the calls to {@code target} (as in
      * {@code the Hazelcast map 'sluice'}, named in every failure), each bounded by {@code timeout},
-     * and one thread per core (at most {@code concurrency}) for the {@linkplain #send sends}.
+     * and one thread for the {@linkplain #send sends}.
      * The threads wait for calls on a lock-free queue: a caller hands
      * a call over with compare-and-swaps, never waiting for a lock that a descheduled pool
      * thread holds (measured: such a wait held a caller 146 ms on a saturated machine).
      */
     public GridCalls(String target, Duration timeout, int concurrency) {
-        this(target, timeout, concurrency, Runtime.getRuntime().availableProcessors());
-    }
-
-    /** As the public constructor, with {@code senderThreads} threads to send instead of one per core. */
-    GridCalls(String target, Duration timeout, int concurrency, int senderThreads) {
         this.target = target;
         this.timeout = GridChecks.positive("timeout", timeout);
         this.timeoutNanos = timeout.toNanos();
@@ -87,12 +84,11 @@ public final class GridCalls implements AutoCloseable {
                 new LinkedTransferQueue<>(), daemons(prefix));
         // Every thread starts now, so that no caller ever starts one (the pool's lock, and a
         // thread's start, on a saturated machine; a send handed over to this pool when the
-        // senders block does so while a node is being lost).
+        // sender blocks does so while a node is being lost).
         this.threads.prestartAllCoreThreads();
-        int steady = Math.min(concurrency, senderThreads);
-        this.senders = new ThreadPoolExecutor(steady, steady, 1, TimeUnit.MINUTES,
-                new SendQueue(steady), daemons(prefix + "send-"), (send, refused) -> threads.execute(send));
-        this.senders.prestartAllCoreThreads();
+        this.sender = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
+                new SendQueue(), daemons(prefix + "send-"), (send, refused) -> threads.execute(send));
+        this.sender.prestartAllCoreThreads();
         this.deadlines = new Deadlines(prefix + "timeouts-", timeout);
     }
 
@@ -148,7 +144,7 @@ public final class GridCalls implements AutoCloseable {
         if (closed) {
             return CompletableFuture.failedFuture(new StoreUnavailableException(target + " is closed"));
         }
-        return hand(senders, send, deadlines.answerInTime(), timeoutNanos);
+        return hand(sender, send, deadlines.answerInTime(), timeoutNanos);
     }
 
     /** A call started on the caller's thread, waited for as {@link Future#get(long, TimeUnit)} waits. */
@@ -254,7 +250,7 @@ public final class GridCalls implements AutoCloseable {
     public void close() {
         closed = true;
         threads.shutdown();
-        senders.shutdown();
+        sender.shutdown();
         deadlines.close();
     }
 
@@ -264,25 +260,19 @@ public final class GridCalls implements AutoCloseable {
     }
 
     /**
-     * The senders' queue: a send goes to a sender that waits for one, else it queues while
-     * fewer than {@value #QUEUED_PER_THREAD} sends per sender wait (a busy sender takes it
-     * next, and no thread is woken); one more is refused, and the pool hands it to
-     * {@link #threads} (the senders block: a cluster losing a node).
+     * The sender's queue: a send goes to the sender if it waits for one, else it queues while
+     * fewer than {@value #QUEUED_PER_THREAD} sends wait (the sender takes it next, and no
+     * thread is woken); one more is refused, and the pool hands it to {@link #threads} (the
+     * sender blocks: a cluster losing a node).
      */
     private static final class SendQueue extends LinkedTransferQueue<Runnable> {
 
         private static final long serialVersionUID = 1L;
 
-        private final int bound;
-
-        SendQueue(int senders) {
-            this.bound = senders * QUEUED_PER_THREAD;
-        }
-
         @Override
         public boolean offer(Runnable send) {
-            // size() walks the queue, which holds at most the bound.
-            return tryTransfer(send) || (size() < bound && super.offer(send));
+            // size() walks the queue, which holds at most QUEUED_PER_THREAD sends.
+            return tryTransfer(send) || (size() < QUEUED_PER_THREAD && super.offer(send));
         }
     }
 }

@@ -197,7 +197,7 @@ class GridCallsTest {
 
     @Test
     void sendsInTurnKeepToOneSenderAndASendThatWouldQueueBehindABlockedOneGoesToThePool() throws Exception {
-        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 3, 1)) {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 3)) {
             Set<String> senders = ConcurrentHashMap.newKeySet();
             for (int i = 0; i < 50; i++) {
                 String answer = calls.<String>send(sent -> {
