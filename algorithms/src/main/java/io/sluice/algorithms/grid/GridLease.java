@@ -27,19 +27,11 @@ public final class GridLease {
     }
 
     /**
-     * Takes a lease of at most {@code request.cost()} tokens from a key's stored state at
-     * {@code nowMicros} ({@link KeyState#lease}) and says what to store.
+     * Takes a lease of at most {@code request.cost()} tokens from a key's state at
+     * {@code nowMicros} ({@link KeyState#lease}), charged in place.
      *
-     * @param stored the key's value, {@link KeyState#encode()}'s bytes, or {@code null} when absent
-     * @throws IllegalArgumentException when a limit cannot be leased or the stored bytes are not
-     *     a known {@link KeyState} encoding
+     * @throws IllegalArgumentException when a limit cannot be leased
      */
-    public static GridRequest.Outcome lease(GridRequest request, byte @Nullable [] stored, long nowMicros) {
-        KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
-        return leaseInPlace(request, state, nowMicros).encoded(state);
-    }
-
-    /** As {@link #lease(GridRequest, byte[], long)} on {@code state}, charged in place. */
     static GridRequest.Step leaseInPlace(GridRequest request, KeyState state, long nowMicros) {
         Lease lease = state.lease(request.limits(), nowMicros, request.cost());
         return new GridRequest.Step(encode(lease, request.limits()), lease.tokens() != 0, nowMicros);
@@ -47,20 +39,8 @@ public final class GridLease {
 
     /**
      * Gives back {@code request.cost()} unused tokens of a lease taken at {@code takenAtMicros}
-     * to a key's stored state at {@code nowMicros} ({@link KeyState#giveBack}) and says what
-     * to store: nothing when no limit took any back. The answer is empty.
-     *
-     * @param stored the key's value, or {@code null} when absent (then nothing is given back)
-     * @throws IllegalArgumentException as {@link #lease}
-     */
-    public static GridRequest.Outcome giveBack(GridRequest request, long takenAtMicros, byte @Nullable [] stored,
-                                   long nowMicros) {
-        KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
-        return giveBackInPlace(request, takenAtMicros, state, stored, nowMicros).encoded(state);
-    }
-
-    /**
-     * As {@link #giveBack(GridRequest, long, byte[], long)} on {@code state}, changed in place;
+     * to a key's state at {@code nowMicros} ({@link KeyState#giveBack}), changed in place, and
+     * says whether to store it: not when no limit took any back. The answer is empty.
      * {@code stored} is the encoding it was decoded from, which tells whether a limit took
      * tokens back, or {@code null} for a state held in memory: that one is written whenever it
      * holds a state (a give-back of a lease's tokens mostly changes it).

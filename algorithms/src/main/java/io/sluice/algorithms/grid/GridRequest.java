@@ -235,18 +235,6 @@ public final class GridRequest {
         return nowMicros;
     }
 
-    /**
-     * Decides this request on a key's stored state at {@code nowMicros}, all-or-nothing
-     * ({@link KeyState#tryAcquire}), and says what to store.
-     *
-     * @param stored the key's value, {@link KeyState#encode()}'s bytes, or {@code null} when absent
-     * @throws IllegalArgumentException when the stored bytes are not a known {@link KeyState} encoding
-     */
-    public Outcome decide(byte @Nullable [] stored, long nowMicros) {
-        KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
-        return decideInPlace(state, nowMicros).encoded(state);
-    }
-
     /** Decides this request on {@code state} at {@code nowMicros}, charging it in place when admitted. */
     Step decideInPlace(KeyState state, long nowMicros) {
         Decision decision = state.tryAcquire(limits, nowMicros, cost);

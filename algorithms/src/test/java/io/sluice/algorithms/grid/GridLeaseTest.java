@@ -21,7 +21,7 @@ class GridLeaseTest {
 
     @Test
     void aLeaseIsKeyStatesAndItsStateIsWrittenWithItsTimeToLive() {
-        GridRequest.Outcome outcome = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 25, NOW)), null, NOW);
+        GridRequest.Outcome outcome = GridOperation.leasingOnWire(GridRequest.encode(LIMITS, 25, NOW), GridOperation.LEASE).run(null, () -> NOW);
 
         KeyState reference = KeyState.empty();
         Lease expected = reference.lease(LIMITS, NOW, 25);
@@ -34,9 +34,9 @@ class GridLeaseTest {
 
     @Test
     void aLeaseThatGetsNoTokenWritesNothing() {
-        byte[] empty = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 10, NOW)), null, NOW).state();
+        byte[] empty = GridOperation.leasingOnWire(GridRequest.encode(LIMITS, 10, NOW), GridOperation.LEASE).run(null, () -> NOW).state();
 
-        GridRequest.Outcome outcome = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 10, NOW)), empty, NOW);
+        GridRequest.Outcome outcome = GridOperation.leasingOnWire(GridRequest.encode(LIMITS, 10, NOW), GridOperation.LEASE).run(empty, () -> NOW);
 
         assertThat(GridLease.decode(outcome.reply(), LIMITS).tokens()).isZero();
         assertThat(GridLease.decode(outcome.reply(), LIMITS).decision().allowed()).isFalse();
@@ -45,25 +45,25 @@ class GridLeaseTest {
 
     @Test
     void givenBackTokensAreWrittenAndNothingToGiveBackToWritesNothing() {
-        byte[] leased = GridLease.lease(GridRequest.decode(GridRequest.encode(LIMITS, 10, NOW)), null, NOW).state();
-        GridRequest giveBack = GridRequest.decode(GridRequest.encode(LIMITS, 4, NOW));
+        byte[] leased = GridOperation.leasingOnWire(GridRequest.encode(LIMITS, 10, NOW), GridOperation.LEASE).run(null, () -> NOW).state();
+        GridOperation giveBack = GridOperation.leasingOnWire(GridRequest.encode(LIMITS, 4, NOW), NOW);
 
-        GridRequest.Outcome outcome = GridLease.giveBack(giveBack, NOW, leased, NOW);
+        GridRequest.Outcome outcome = giveBack.run(leased, () -> NOW);
 
         KeyState reference = KeyState.decode(leased);
         reference.giveBack(LIMITS, NOW, NOW, 4);
         assertThat(outcome.write()).isTrue();
         assertThat(outcome.state()).isEqualTo(reference.encode());
         assertThat(outcome.reply()).isEmpty();
-        assertThat(GridLease.giveBack(giveBack, NOW, null, NOW).write()).isFalse();
+        assertThat(giveBack.run(null, () -> NOW).write()).isFalse();
     }
 
     @Test
     void aSlidingLogIsNeverLeasedAndAWrongReplyIsRefused() {
         Limit log = Limit.of(Algorithms.SLIDING_LOG, 10, Duration.ofSeconds(1)).named("log");
-        GridRequest request = GridRequest.decode(GridRequest.encode(List.of(log), 5, NOW));
+        GridOperation lease = GridOperation.leasingOnWire(GridRequest.encode(List.of(log), 5, NOW), GridOperation.LEASE);
 
-        assertThatThrownBy(() -> GridLease.lease(request, null, NOW))
+        assertThatThrownBy(() -> lease.run(null, () -> NOW))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sliding-log");
         assertThatThrownBy(() -> GridLease.decode(new long[] {3, NOW}, LIMITS))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a lease's reply");

@@ -93,8 +93,8 @@ class GridRequestTest {
         byte[] stored = null;
         long now = 1_000_000;
         for (int i = 0; i < 5; i++) {
-            GridRequest request = GridRequest.decode(GridRequest.encode(LIMITS, 1, now));
-            GridRequest.Outcome outcome = request.decide(stored, now);
+            long at = now;
+            GridRequest.Outcome outcome = GridOperation.decisionOnWire(GridRequest.encode(LIMITS, 1, now)).run(stored, () -> at);
             Decision expected = reference.tryAcquire(LIMITS, now, 1);
             assertThat(GridReply.decode(outcome.reply(), LIMITS)).isEqualTo(expected);
             assertThat(outcome.write()).isEqualTo(expected.allowed());
@@ -104,7 +104,7 @@ class GridRequestTest {
                 assertThat(outcome.ttlMicros()).isEqualTo(reference.expiresAtMicros() - now);
             }
         }
-        assertThat(GridReply.decode(GridRequest.decode(GridRequest.encode(LIMITS, 1, now)).decide(stored, now).reply(),
+        assertThat(GridReply.decode(GridOperation.decisionOnWire(GridRequest.encode(LIMITS, 1, now)).run(stored, () -> 0).reply(),
                 LIMITS).reason()).isEqualTo(Decision.Reason.LIMIT_EXCEEDED);
     }
 }
