@@ -5,6 +5,7 @@ import static io.sluice.jmh.SlidingLogOutcome.STEP_MICROS;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.KeyState;
+import io.sluice.algorithms.grid.GridOperation;
 import io.sluice.algorithms.grid.GridRequest;
 import io.sluice.api.Limit;
 import java.time.Duration;
@@ -47,7 +48,8 @@ public class GridSlidingLogBenchmark {
     public SlidingLogOutcome outcome;
 
     private byte[] stored;
-    private byte[] request;
+    private GridOperation operation;
+    private long nowMicros;
 
     /** A full log of {@code permits} entries, one every 10 us, and a request at a time that makes {@link #outcome}. */
     @Setup
@@ -61,9 +63,9 @@ public class GridSlidingLogBenchmark {
             }
         }
         stored = state.encode();
-        long now = outcome == SlidingLogOutcome.DENIAL ? FIRST_ENTRY_MICROS + STEP_MICROS * permits
+        nowMicros = outcome == SlidingLogOutcome.DENIAL ? FIRST_ENTRY_MICROS + STEP_MICROS * permits
                 : FIRST_ENTRY_MICROS + period.toNanos() / 1_000;
-        request = GridRequest.encode(limits, 1, now);
+        operation = GridOperation.decisionOnWire(GridRequest.encode(limits, 1, nowMicros));
         GridRequest.Outcome check = decide();
         if (check.write() != (outcome == SlidingLogOutcome.ADMISSION)) {
             throw new IllegalStateException("expected " + outcome + ", got write=" + check.write());
@@ -73,7 +75,10 @@ public class GridSlidingLogBenchmark {
     /** The member's step: the request read, the decision on the stored bytes, the new bytes when admitted. */
     @Benchmark
     public GridRequest.Outcome decide() {
-        GridRequest decoded = GridRequest.decode(request);
-        return decoded.decide(stored, decoded.callerNowMicros());
+        return operation.run(stored, this::memberClock);
+    }
+
+    private long memberClock() {
+        return nowMicros;
     }
 }
