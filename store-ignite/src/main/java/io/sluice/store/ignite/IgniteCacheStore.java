@@ -97,7 +97,7 @@ final class IgniteCacheStore implements Store, InstanceCount {
     }
 
     /**
-     * Waits on the caller's thread for a call that a thread of the store's pool sends with
+     * Waits on the caller's thread for a call that the store's sending thread sends with
      * {@code invokeAsync} (see the class comment: {@code invokeAsync} could block the caller)
      * and that Ignite's thread receiving the answer completes ({@link GridCalls#send}), without
      * the stage a caller's timeout would have to chain to.
