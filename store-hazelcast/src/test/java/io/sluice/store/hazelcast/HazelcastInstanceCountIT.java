@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.core.HazelcastInstance;
 import io.sluice.api.InstanceCount;
 import io.sluice.api.Store;
+import io.sluice.testkit.InstanceCounts;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
-import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,14 +53,14 @@ class HazelcastInstanceCountIT {
     void aMemberAndAClientCountTwoAndAMemberWithoutAStoreIsNotCounted() {
         try (Store onMember = store(memberWithStore, "counted")) {
             try (Store onClient = store(client, "counted")) {
-                awaitCount(onMember, 2);
-                awaitCount(onClient, 2);
+                InstanceCounts.await(onMember, 2, INTERVAL);
+                InstanceCounts.await(onClient, 2, INTERVAL);
                 try (Store third = store(memberWithout, "counted")) {
-                    awaitCount(onClient, 3);
+                    InstanceCounts.await(onClient, 3, INTERVAL);
                 }
-                awaitCount(onClient, 2);
+                InstanceCounts.await(onClient, 2, INTERVAL);
             }
-            awaitCount(onMember, 1);
+            InstanceCounts.await(onMember, 1, INTERVAL);
         }
         assertThat(memberWithout.getMap("counted" + HazelcastHeartbeat.MAP_SUFFIX).containsKey(HazelcastHeartbeat.KEY))
                 .as("the last store left").isFalse();
@@ -72,9 +71,9 @@ class HazelcastInstanceCountIT {
         try (Store store = store(client, "expiring")) {
             memberWithout.<String, Object>getMap("expiring" + HazelcastHeartbeat.MAP_SUFFIX).executeOnKey(
                     HazelcastHeartbeat.KEY, new InstanceBeat("crashed", TTL_MICROS, false, clock.nowMicros()));
-            awaitCount(store, 2);
+            InstanceCounts.await(store, 2, INTERVAL);
             clock.advanceMicros(TTL_MICROS);
-            awaitCount(store, 1);
+            InstanceCounts.await(store, 1, INTERVAL);
         }
     }
 
@@ -83,21 +82,6 @@ class HazelcastInstanceCountIT {
         try (Store store = HazelcastStore.builder(client).mapName("uncounted").countInstances(false).build()) {
             assertThat(((InstanceCount) store).instances()).isEmpty();
             assertThat(memberWithout.getMap("uncounted" + HazelcastHeartbeat.MAP_SUFFIX).size()).isZero();
-        }
-    }
-
-    /** Waits (at most 30 s) for the store's heartbeat to report {@code expected}. */
-    private static void awaitCount(Store store, int expected) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!((InstanceCount) store).instances().equals(OptionalInt.of(expected))) {
-            assertThat(System.nanoTime() - deadline).as("waited 30 s for " + expected + " instances, have "
-                    + ((InstanceCount) store).instances()).isNegative();
-            try {
-                Thread.sleep(INTERVAL.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
         }
     }
 }

@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.api.InstanceCount;
 import io.sluice.api.Store;
+import io.sluice.testkit.InstanceCounts;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
-import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
 import org.apache.ignite.Ignite;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,10 +53,10 @@ class IgniteInstanceCountIT {
     void aServerAndAClientCountTwoAndAServerWithoutAStoreIsNotCounted() {
         try (Store onServer = store(serverWithStore, "counted")) {
             try (Store onClient = store(client, "counted")) {
-                awaitCount(onServer, 2);
-                awaitCount(onClient, 2);
+                InstanceCounts.await(onServer, 2, INTERVAL);
+                InstanceCounts.await(onClient, 2, INTERVAL);
             }
-            awaitCount(onServer, 1);
+            InstanceCounts.await(onServer, 1, INTERVAL);
         }
         assertThat(serverWithout.cache("counted" + IgniteHeartbeat.CACHE_SUFFIX).containsKey(IgniteHeartbeat.KEY))
                 .as("the last store left").isFalse();
@@ -66,12 +65,12 @@ class IgniteInstanceCountIT {
     @Test
     void aStoreThatStopsBeatingIsDroppedThreeIntervalsAfterItsLastBeat() {
         try (Store store = store(client, "expiring")) {
-            awaitCount(store, 1);
+            InstanceCounts.await(store, 1, INTERVAL);
             serverWithout.<String, byte[]>cache("expiring" + IgniteHeartbeat.CACHE_SUFFIX).invoke(
                     IgniteHeartbeat.KEY, new InstanceBeat("crashed", TTL_MICROS, false, clock.nowMicros()));
-            awaitCount(store, 2);
+            InstanceCounts.await(store, 2, INTERVAL);
             clock.advanceMicros(TTL_MICROS);
-            awaitCount(store, 1);
+            InstanceCounts.await(store, 1, INTERVAL);
         }
     }
 
@@ -80,21 +79,6 @@ class IgniteInstanceCountIT {
         try (Store store = IgniteStore.builder(client).cacheName("uncounted").countInstances(false).build()) {
             assertThat(((InstanceCount) store).instances()).isEmpty();
             assertThat(serverWithout.cacheNames()).doesNotContain("uncounted" + IgniteHeartbeat.CACHE_SUFFIX);
-        }
-    }
-
-    /** Waits (at most 60 s) for the store's heartbeat to report {@code expected}. */
-    private static void awaitCount(Store store, int expected) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!((InstanceCount) store).instances().equals(OptionalInt.of(expected))) {
-            assertThat(System.nanoTime() - deadline).as("waited 60 s for " + expected + " instances, have "
-                    + ((InstanceCount) store).instances()).isNegative();
-            try {
-                Thread.sleep(INTERVAL.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lettuce.core.RedisURI;
 import io.sluice.api.InstanceCount;
 import io.sluice.api.Store;
+import io.sluice.testkit.InstanceCounts;
 import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.redis.RedisFixture;
 import java.time.Duration;
@@ -51,10 +52,10 @@ class RedisInstanceCountIT {
     void twoStoresOnOneServerCountTwoAndOneThatClosesLeavesAtOnce() {
         try (Store first = store()) {
             try (Store second = store()) {
-                awaitCount(first, 2);
-                awaitCount(second, 2);
+                InstanceCounts.await(first, 2, INTERVAL);
+                InstanceCounts.await(second, 2, INTERVAL);
             }
-            awaitCount(first, 1);
+            InstanceCounts.await(first, 1, INTERVAL);
         }
         assertThat(redis.command(0, "EXISTS", RedisKeys.INSTANCES)).as("the last store left").isEqualTo(0L);
     }
@@ -65,12 +66,12 @@ class RedisInstanceCountIT {
             // An instance that beat at the clock's time and then crashed.
             long ttlMicros = 3 * INTERVAL.toNanos() / 1_000;
             redis.command(0, "ZADD", RedisKeys.INSTANCES, Long.toString(clock.nowMicros() + ttlMicros), "crashed");
-            awaitCount(store, 2);
+            InstanceCounts.await(store, 2, INTERVAL);
             clock.advanceMicros(ttlMicros - 1);
             awaitBeatAt(clock.nowMicros() + ttlMicros);
             assertThat(count(store)).as("registered until its time to live ends").isEqualTo(OptionalInt.of(2));
             clock.advanceMicros(1);
-            awaitCount(store, 1);
+            InstanceCounts.await(store, 1, INTERVAL);
         }
     }
 
@@ -87,25 +88,15 @@ class RedisInstanceCountIT {
         Supplier<Store> build = () -> RedisStore.cluster(RedisURI.create(cluster.uri()))
                 .commandTimeout(Duration.ofSeconds(5)).heartbeatInterval(INTERVAL).build();
         try (Store first = build.get(); Store second = build.get(); Store third = build.get()) {
-            awaitCount(first, 3);
-            awaitCount(third, 3);
+            InstanceCounts.await(first, 3, INTERVAL);
+            InstanceCounts.await(third, 3, INTERVAL);
             second.close();
-            awaitCount(first, 2);
+            InstanceCounts.await(first, 2, INTERVAL);
         }
     }
 
     private static OptionalInt count(Store store) {
         return ((InstanceCount) store).instances();
-    }
-
-    /** Waits (at most 30 s) for the store's heartbeat to report {@code expected}. */
-    private static void awaitCount(Store store, int expected) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!count(store).equals(OptionalInt.of(expected))) {
-            assertThat(System.nanoTime() - deadline).as("waited 30 s for " + expected + " instances, have "
-                    + count(store)).isNegative();
-            pause();
-        }
     }
 
     /** Waits (at most 30 s) for a beat that registered a store until {@code expiry}: one at the clock's time. */
