@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,20 +38,16 @@ class GatewayIT {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final VirtualClock clock = new VirtualClock(1_000_000_000_000L);
-    private TestUpstream upstream;
+    /** Closed after the gateway ({@link #stopGateway}): an {@code @AfterEach} runs before {@code @AutoClose}. */
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
     private Gateway gateway;
 
-    @BeforeEach
-    void startUpstream() throws Exception {
-        upstream = new TestUpstream();
-    }
-
     @AfterEach
-    void stop() throws Exception {
+    void stopGateway() throws Exception {
         if (gateway != null) {
             gateway.close();
         }
-        upstream.close();
     }
 
     private static String policy(String freeLimit, String http) {

@@ -11,8 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,17 +36,8 @@ class LeasingGatewayIT {
     Path dir;
 
     private final HttpClient http = HttpClient.newHttpClient();
-    private TestUpstream upstream;
-
-    @BeforeEach
-    void startUpstream() throws Exception {
-        upstream = new TestUpstream();
-    }
-
-    @AfterEach
-    void stopUpstream() throws Exception {
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
 
     private Path config(String name, String key, String leasing) throws Exception {
         String yaml = """

@@ -14,8 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,17 +32,8 @@ class RedisGatewayIT {
     Path dir;
 
     private final HttpClient http = HttpClient.newHttpClient();
-    private TestUpstream upstream;
-
-    @BeforeEach
-    void startUpstream() throws Exception {
-        upstream = new TestUpstream();
-    }
-
-    @AfterEach
-    void stopUpstream() throws Exception {
-        upstream.close();
-    }
+    @AutoClose
+    private final TestUpstream upstream = new TestUpstream();
 
     private Path config(String redisUri, String key) throws Exception {
         return config(redisUri, key, "", "sluice.yaml");

@@ -26,7 +26,12 @@ final class TestUpstream implements AutoCloseable {
     private final Semaphore arrivedAtHold = new Semaphore(0);
     private final CountDownLatch release = new CountDownLatch(1);
 
-    TestUpstream() throws Exception {
+    /**
+     * Starts the server on a free loopback port.
+     *
+     * @throws IllegalStateException when Jetty cannot start it
+     */
+    TestUpstream() {
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         server.addConnector(connector);
@@ -46,7 +51,11 @@ final class TestUpstream implements AutoCloseable {
                 return true;
             }
         });
-        server.start();
+        try {
+            server.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the test upstream did not start", e);
+        }
     }
 
     URI uri() {
