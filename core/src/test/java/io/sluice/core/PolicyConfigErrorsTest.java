@@ -22,6 +22,13 @@ class PolicyConfigErrorsTest {
         return e;
     }
 
+    /** Asserts that {@code yaml} is rejected for {@code reason}, given at {@code line}. */
+    private static void assertRejectedAt(String yaml, int line, String reason) {
+        PolicyConfigException e = rejection(yaml);
+        assertThat(e.line()).as("line").isEqualTo(line);
+        assertThat(e.reason()).isEqualTo(reason);
+    }
+
     @Test
     void yamlSyntax() {
         PolicyConfigException e = rejection("""
@@ -73,7 +80,7 @@ class PolicyConfigErrorsTest {
 
     @Test
     void negativeLimit() {
-        PolicyConfigException e = rejection("""
+        assertRejectedAt("""
                 tiers:
                   - name: free
                     limits:
@@ -81,9 +88,7 @@ class PolicyConfigErrorsTest {
                         algorithm: token-bucket
                         permits: -10
                         period: 1s
-                """);
-        assertThat(e.line()).isEqualTo(6);
-        assertThat(e.reason()).isEqualTo("permits must not be negative: -10");
+                """, 6, "permits must not be negative: -10");
     }
 
     @Test
@@ -110,59 +115,46 @@ class PolicyConfigErrorsTest {
 
     @Test
     void duplicateRuleNames() {
-        assertThat(rejection("""
+        assertRejectedAt("""
                 tiers:
                   - name: free
                     limits:
                       - {name: per-second, algorithm: gcra, permits: 10, period: 1s}
                       - {name: per-second, algorithm: fixed-window, permits: 10000, period: 1d}
-                """)).satisfies(e -> {
-                    assertThat(e.line()).isEqualTo(5);
-                    assertThat(e.reason()).isEqualTo("duplicate limit name 'per-second'");
-                });
-        assertThat(rejection("""
+                """, 5, "duplicate limit name 'per-second'");
+        assertRejectedAt("""
                 tiers:
                   - name: free
                     limits: [{name: a, algorithm: gcra, permits: 10, period: 1s}]
                   - name: free
                     limits: [{name: a, algorithm: gcra, permits: 10, period: 1s}]
-                """)).satisfies(e -> {
-                    assertThat(e.line()).isEqualTo(4);
-                    assertThat(e.reason()).isEqualTo("duplicate tier name 'free'");
-                });
-        assertThat(rejection("""
+                """, 4, "duplicate tier name 'free'");
+        assertRejectedAt("""
                 endpoints:
                   - {name: reports, path: /v1/reports}
                   - {name: reports, path: /v1/exports}
-                """)).satisfies(e -> {
-                    assertThat(e.line()).isEqualTo(3);
-                    assertThat(e.reason()).isEqualTo("duplicate endpoint name 'reports'");
-                });
+                """, 3, "duplicate endpoint name 'reports'");
     }
 
     @Test
     void duplicateField() {
-        PolicyConfigException e = rejection("""
+        assertRejectedAt("""
                 endpoints:
                   - name: reports
                     path: /v1/reports
                     path: /v1/exports
-                """);
-        assertThat(e.line()).isEqualTo(4);
-        assertThat(e.reason()).isEqualTo("field 'path' appears twice in an endpoint");
+                """, 4, "field 'path' appears twice in an endpoint");
     }
 
     @Test
     void patternThatDoesNotParse() {
-        PolicyConfigException e = rejection("""
+        assertRejectedAt("""
                 endpoints:
                   - name: reports
                     method: POST
                     path: /v1/reports*
                     cost: 10
-                """);
-        assertThat(e.line()).isEqualTo(4);
-        assertThat(e.reason()).isEqualTo("'*' and {name} must be a whole segment, not part of 'reports*': "
+                """, 4, "'*' and {name} must be a whole segment, not part of 'reports*': "
                 + "'/v1/reports*'");
     }
 
@@ -205,16 +197,14 @@ class PolicyConfigErrorsTest {
 
     @Test
     void missingField() {
-        PolicyConfigException e = rejection("""
+        assertRejectedAt("""
                 tiers:
                   - name: free
                     limits:
                       - name: per-second
                         permits: 10
                         period: 1s
-                """);
-        assertThat(e.line()).isEqualTo(4);
-        assertThat(e.reason()).isEqualTo("a limit needs the field 'algorithm'");
+                """, 4, "a limit needs the field 'algorithm'");
     }
 
     @Test
@@ -245,26 +235,22 @@ class PolicyConfigErrorsTest {
 
     @Test
     void keyOfAnUnknownTier() {
-        PolicyConfigException e = rejection(limit("permits: 10\n    period: 1s") + """
+        assertRejectedAt(limit("permits: 10\n    period: 1s") + """
                 api-keys:
                   keys:
                     - key: k-1
                       tier: gold
-                """);
-        assertThat(e.line()).isEqualTo(11);
-        assertThat(e.reason()).isEqualTo("no tier named 'gold' (tiers: [free])");
+                """, 11, "no tier named 'gold' (tiers: [free])");
     }
 
     @Test
     void duplicateKey() {
-        PolicyConfigException e = rejection(limit("permits: 10\n    period: 1s") + """
+        assertRejectedAt(limit("permits: 10\n    period: 1s") + """
                 api-keys:
                   keys:
                     - {key: k-1, tier: free}
                     - {key: k-1, tier: free}
-                """);
-        assertThat(e.line()).isEqualTo(11);
-        assertThat(e.reason()).isEqualTo("duplicate API key (listed twice)");
+                """, 11, "duplicate API key (listed twice)");
     }
 
     @Test
@@ -277,14 +263,12 @@ class PolicyConfigErrorsTest {
 
     @Test
     void costAboveACapacity() {
-        PolicyConfigException e = rejection(limit("permits: 10\n    period: 1s") + """
+        assertRejectedAt(limit("permits: 10\n    period: 1s") + """
                 endpoints:
                   - name: export
                     path: /v1/export
                     cost: 50
-                """);
-        assertThat(e.line()).isEqualTo(11);
-        assertThat(e.reason()).isEqualTo("cost 50 of endpoint 'export' exceeds the capacity 10 of limit "
+                """, 11, "cost 50 of endpoint 'export' exceeds the capacity 10 of limit "
                 + "'tier.free.per-second': every such request would be denied");
     }
 
