@@ -20,32 +20,18 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * For random limits, states and requests, the Lua scripts and the Java reference
  * algorithms give the same decision and leave the same state: one limit of each algorithm,
  * and several limits of mixed algorithms in one request (in one key, format 2).
  */
-class ScriptDifferentialIT {
+class ScriptDifferentialIT extends ScriptDifferential {
 
     /** The sliding log's format 1 (costs), as the script reads it; format 2 (running totals) is this plus 1. */
     private static final long SLIDING_LOG_TAG = 2 * 256 + 1;
     /** The sliding log's part of the client's value when its entries are in a list (sliding-log.lua). */
     private static final long LOG_TAG = 2 * 256 + 129;
-
-    private static final ScriptRig rig = new ScriptRig();
-
-    @BeforeContainer
-    static void start() {
-        rig.start();
-    }
-
-    @AfterContainer
-    static void stop() {
-        rig.close();
-    }
 
     @Property(tries = 1500)
     void oneLimitMatchesTheReference(@ForAll("oneLimit") Case request) {
@@ -68,8 +54,8 @@ class ScriptDifferentialIT {
     }
 
     private static void check(Case request) {
-        String identity = "client-" + Long.toHexString(new Random().nextLong());
-        byte[] key = RedisKeys.key(identity).getBytes(StandardCharsets.UTF_8);
+        String identity = ScriptRig.newClient();
+        byte[] key = ScriptRig.keyOf(identity);
         Map<String, StoredValue.Entry> before = new LinkedHashMap<>();
         List<Transition> expected = new ArrayList<>();
         for (int i = 0; i < request.limits.size(); i++) {
@@ -87,11 +73,7 @@ class ScriptDifferentialIT {
             }
             expected.add(limit.algorithm().transition(state, request.now, limit, request.cost));
         }
-        if (before.isEmpty()) {
-            rig.raw.del(key);
-        } else {
-            rig.raw.set(key, StoredValue.encode(before, request.now));
-        }
+        rig.hold(key, before, request.now);
         Decision reference = Decisions.combine(request.limits, expected);
 
         rig.clock.setMicros(request.now);
@@ -187,8 +169,7 @@ class ScriptDifferentialIT {
 
         static Case random(Random random, int limitCount) {
             Case request = new Case();
-            request.now = random.nextInt(4) == 0 ? random.nextInt(10_000_000)
-                    : 1_764_000_000_000_000L + (long) (random.nextDouble() * 400 * 86_400_000_000L);
+            request.now = ScriptRig.randomNow(random);
             long smallestCapacity = Long.MAX_VALUE;
             for (int i = 0; i < limitCount; i++) {
                 Algorithm algorithm = Algorithms.all().get(random.nextInt(Algorithms.all().size()));

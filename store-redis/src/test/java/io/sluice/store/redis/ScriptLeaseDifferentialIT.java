@@ -20,8 +20,6 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * For random limits of the leasable algorithms, random states and random leases, lease.lua
@@ -30,38 +28,22 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * (in the lease's window or another), the same states with the same expiries, byte for byte
  * in {@link KeyState}'s encoding. One to three limits of mixed algorithms per case.
  */
-class ScriptLeaseDifferentialIT {
+class ScriptLeaseDifferentialIT extends ScriptDifferential {
 
     private static final List<Algorithm> LEASABLE = List.of(Algorithms.FIXED_WINDOW,
             Algorithms.SLIDING_WINDOW_COUNTER, Algorithms.TOKEN_BUCKET, Algorithms.GCRA);
 
-    private static final ScriptRig rig = new ScriptRig();
-
-    @BeforeContainer
-    static void start() {
-        rig.start();
-    }
-
-    @AfterContainer
-    static void stop() {
-        rig.close();
-    }
-
     @Property(tries = 1500)
     void leaseAndGiveBackMatchKeyState(@ForAll("cases") Case request) {
-        String identity = "client-" + Long.toHexString(new Random().nextLong());
-        byte[] key = RedisKeys.key(identity).getBytes(StandardCharsets.UTF_8);
+        String identity = ScriptRig.newClient();
+        byte[] key = ScriptRig.keyOf(identity);
         Map<String, StoredValue.Entry> before = new LinkedHashMap<>();
         for (int i = 0; i < request.limits.size(); i++) {
             if (request.states.get(i) != null) {
                 before.put(request.limits.get(i).name(), new StoredValue.Entry(ScriptRig.FAR_FUTURE, request.states.get(i)));
             }
         }
-        if (before.isEmpty()) {
-            rig.raw.del(key);
-        } else {
-            rig.raw.set(key, StoredValue.encode(before, request.now));
-        }
+        rig.hold(key, before, request.now);
         KeyState reference = KeyState.decode(keyState(before, request.now));
 
         Lease expected = reference.lease(request.limits, request.now, request.maxTokens);
@@ -158,8 +140,7 @@ class ScriptLeaseDifferentialIT {
 
         static Case random(Random random, int limitCount) {
             Case request = new Case();
-            request.now = random.nextInt(4) == 0 ? random.nextInt(10_000_000)
-                    : 1_764_000_000_000_000L + (long) (random.nextDouble() * 400 * 86_400_000_000L);
+            request.now = ScriptRig.randomNow(random);
             long shortestPeriod = Long.MAX_VALUE;
             long largestCapacity = 1;
             for (int i = 0; i < limitCount; i++) {

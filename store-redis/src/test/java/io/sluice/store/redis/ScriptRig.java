@@ -13,8 +13,10 @@ import io.sluice.api.Transition;
 import io.sluice.testkit.VirtualClock;
 import io.sluice.testkit.redis.RedisFixture;
 import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -62,6 +64,31 @@ final class ScriptRig implements AutoCloseable {
             client.shutdown();
         }
         redis.close();
+    }
+
+    /** A client no try has used yet: a random identity. */
+    static String newClient() {
+        return "client-" + Long.toHexString(new Random().nextLong());
+    }
+
+    /** The client's key in Redis ({@link RedisKeys#key}), as bytes. */
+    static byte[] keyOf(String identity) {
+        return RedisKeys.key(identity).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Makes the client's {@code key} hold {@code entries} as written at {@code now}, or no value when there are none. */
+    void hold(byte[] key, Map<String, StoredValue.Entry> entries, long now) {
+        if (entries.isEmpty()) {
+            raw.del(key);
+        } else {
+            raw.set(key, StoredValue.encode(entries, now));
+        }
+    }
+
+    /** A request's time: now and then within the epoch's first 10 seconds, else within 400 days from late 2025. */
+    static long randomNow(Random random) {
+        return random.nextInt(4) == 0 ? random.nextInt(10_000_000)
+                : 1_764_000_000_000_000L + (long) (random.nextDouble() * 400 * 86_400_000_000L);
     }
 
     /**
