@@ -2,40 +2,36 @@ package io.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class CheckConfigCommandTest {
 
     @TempDir
     Path dir;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
+    private final SluiceRun sluice = new SluiceRun();
 
-    private int run(String... args) {
-        CommandLine commandLine = Sluice.commandLine();
-        commandLine.setOut(new PrintWriter(out));
-        commandLine.setErr(new PrintWriter(err));
-        return commandLine.execute(args);
+    /** Writes {@code yaml} to a file named {@code name} in the test's directory. */
+    private Path config(String name, String yaml) throws IOException {
+        Path file = dir.resolve(name);
+        Files.writeString(file, yaml, StandardCharsets.UTF_8);
+        return file;
     }
 
     @Test
     void theExampleConfigIsUsable() {
-        assertThat(run("check-config", "examples/sluice.yaml")).isZero();
-        assertThat(out.toString()).contains("examples/sluice.yaml: OK", "store local");
+        assertThat(sluice.run("check-config", "examples/sluice.yaml")).isZero();
+        assertThat(sluice.out()).contains("examples/sluice.yaml: OK", "store local");
     }
 
     @Test
     void aBadFileIsReportedWithLinesAndExits1() throws Exception {
-        Path file = dir.resolve("bad.yaml");
-        Files.writeString(file, """
+        Path file = config("bad.yaml", """
                 store:
                   type: redis
                   uri: redis://x
@@ -51,18 +47,17 @@ class CheckConfigCommandTest {
                         algorithm: fixed-window
                         permits: -10
                         period: 1d
-                """, StandardCharsets.UTF_8);
+                """);
 
-        assertThat(run("check-config", file.toString())).isEqualTo(1);
+        assertThat(sluice.run("check-config", file.toString())).isEqualTo(1);
         // Every problem of the policy at once, with the gateway's, by line.
-        assertThat(err.toString()).containsSubsequence(file + ":4: unknown field 'timout'",
+        assertThat(sluice.err()).containsSubsequence(file + ":4: unknown field 'timout'",
                 file + ":9: unknown algorithm 'leaky-bucket'", file + ":14: ", "3 problems");
     }
 
     @Test
     void aBadLeasingSectionIsReportedAtItsLines() throws Exception {
-        Path file = dir.resolve("leasing.yaml");
-        Files.writeString(file, """
+        Path file = config("leasing.yaml", """
                 leasing:
                   share: 0%
                   max-keys: many
@@ -73,17 +68,16 @@ class CheckConfigCommandTest {
                         algorithm: token-bucket
                         permits: 5
                         period: 1s
-                """, StandardCharsets.UTF_8);
+                """);
 
-        assertThat(run("check-config", file.toString())).isEqualTo(1);
-        assertThat(err.toString()).containsSubsequence(file + ":2: share must be a share above 0% and at most 100%",
+        assertThat(sluice.run("check-config", file.toString())).isEqualTo(1);
+        assertThat(sluice.err()).containsSubsequence(file + ":2: share must be a share above 0% and at most 100%",
                 file + ":3: max-keys must be a whole number: 'many'", "2 problems");
     }
 
     @Test
     void everyProblemOfTheGatewaysSectionsIsReportedAtOnce() throws Exception {
-        Path file = dir.resolve("sections.yaml");
-        Files.writeString(file, """
+        Path file = config("sections.yaml", """
                 store:
                   type: redis
                   uri: redis://x
@@ -101,10 +95,10 @@ class CheckConfigCommandTest {
                         algorithm: leaky-bucket
                         permits: 5
                         period: 1s
-                """, StandardCharsets.UTF_8);
+                """);
 
-        assertThat(run("check-config", file.toString())).isEqualTo(1);
-        assertThat(err.toString()).containsSubsequence(file + ":4: unknown field 'timout'",
+        assertThat(sluice.run("check-config", file.toString())).isEqualTo(1);
+        assertThat(sluice.err()).containsSubsequence(file + ":4: unknown field 'timout'",
                 file + ":5: instances must be a positive number, got 'none'",
                 file + ":6: read-key-schema-1 must be true or false, got 'yes'",
                 file + ":8: ", "10.0.0.0/40",
