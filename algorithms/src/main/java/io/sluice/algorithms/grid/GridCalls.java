@@ -245,6 +245,11 @@ public final class GridCalls implements AutoCloseable {
         return new StoreUnavailableException(closed ? target + " is closed" : target + " failed: " + cause, cause);
     }
 
+    /** How long each call may take. */
+    Duration timeout() {
+        return timeout;
+    }
+
     /** Stops taking calls; calls already running finish on their threads. */
     @Override
     public void close() {

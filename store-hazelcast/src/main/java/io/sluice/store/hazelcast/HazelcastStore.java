@@ -7,6 +7,7 @@ import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Store;
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridChecks;
+import io.sluice.algorithms.grid.GridStore;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.Objects;
@@ -213,9 +214,10 @@ public final class HazelcastStore {
             }
             Heartbeat heartbeat = countInstances
                     ? HazelcastHeartbeat.start(instance, mapName, heartbeatInterval, clock) : null;
-            EntryProcessorStore store = new EntryProcessorStore(instance, mapName, timeout, concurrency, clock,
-                    heartbeat);
-            Throwable failure = store.warmUp(WARM_UP_PATIENCE);
+            MapCalls owners = new MapCalls(instance, mapName);
+            GridCalls calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
+            GridStore store = new GridStore("HazelcastStore[" + calls + "]", calls, owners, owners, clock, heartbeat);
+            Throwable failure = store.warmUp(owners.warmUpKeys(), WARM_UP_PATIENCE);
             if (failure != null) {
                 LOGGER.log(System.Logger.Level.WARNING, "the Hazelcast store on map '" + mapName
                         + "' could not warm up; its first decisions may fail until the cluster answers", failure);

@@ -2,6 +2,7 @@ package io.sluice.store.ignite;
 
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridChecks;
+import io.sluice.algorithms.grid.GridStore;
 import io.sluice.algorithms.instances.Heartbeat;
 import io.sluice.api.Store;
 import io.sluice.api.TimeSource;
@@ -197,8 +198,11 @@ public final class IgniteStore {
             checkConfiguration(cache.getConfiguration(CacheConfiguration.class));
             Heartbeat heartbeat = countInstances
                     ? IgniteHeartbeat.start(ignite, cacheName, backups, heartbeatInterval, testClock) : null;
-            IgniteCacheStore store = new IgniteCacheStore(cache, timeout, concurrency, testClock, heartbeat);
-            Throwable failure = store.warmUp(ignite, WARM_UP_PATIENCE);
+            GridCalls calls = new GridCalls("the Ignite cache '" + cacheName + "'", timeout, concurrency);
+            CacheCalls primaries = new CacheCalls(cache, calls);
+            GridStore store = new GridStore("IgniteStore[cache " + cacheName + ", timeout " + timeout + "]",
+                    calls, primaries, primaries, testClock, heartbeat);
+            Throwable failure = store.warmUp(primaries.warmUpKeys(ignite), WARM_UP_PATIENCE);
             if (failure != null) {
                 LOGGER.log(System.Logger.Level.WARNING, "the Ignite store on cache '" + cacheName
                         + "' could not warm up; its first decisions may fail until the cluster answers", failure);

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * A decision waited for on the caller's thread: started there when the store can start it,
  * else made on the pool; decided as the member's step decides either way.
  */
-class GridOperationsTest {
+class GridStoreTest {
 
     private static final long NOW = 1_764_000_000_000_000L;
     private static final List<Limit> LIMITS = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofSeconds(1)));
@@ -42,28 +42,28 @@ class GridOperationsTest {
 
     @Test
     void aStartedCallIsMadeAndWaitedForOnTheCallersThread() {
-        try (GridOperations operations = new GridOperations(new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+        try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
                 this::runOnOwner, (key, operation) -> CompletableFuture.completedFuture(runOnOwner(key, operation)),
-                () -> NOW)) {
-            assertDecidedAsTheReferenceDoes(operations, "started");
+                () -> NOW, null)) {
+            assertDecidedAsTheReferenceDoes(store, "started");
             assertThat(ranOn.get("started")).isSameAs(Thread.currentThread());
         }
     }
 
     @Test
     void aCallTheStoreCannotStartIsMadeOnThePoolAndWaitedFor() {
-        try (GridOperations operations = new GridOperations(new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
-                this::runOnOwner, (key, operation) -> null, () -> NOW)) {
-            assertDecidedAsTheReferenceDoes(operations, "pooled");
+        try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+                this::runOnOwner, (key, operation) -> null, () -> NOW, null)) {
+            assertDecidedAsTheReferenceDoes(store, "pooled");
             assertThat(ranOn.get("pooled")).isNotSameAs(Thread.currentThread());
         }
     }
 
-    private static void assertDecidedAsTheReferenceDoes(GridOperations operations, String key) {
+    private static void assertDecidedAsTheReferenceDoes(GridStore store, String key) {
         KeyState reference = KeyState.empty();
         for (int i = 0; i < 3; i++) {
             Decision expected = reference.tryAcquire(LIMITS, NOW, 1);
-            assertThat(operations.tryAcquireAndWait(key, LIMITS, 1)).as("decision %s", i).isEqualTo(expected);
+            assertThat(store.tryAcquireAndWait(key, LIMITS, 1)).as("decision %s", i).isEqualTo(expected);
         }
     }
 }

@@ -1,25 +1,37 @@
 package io.sluice.algorithms.grid;
 
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.instances.Heartbeat;
+import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
+import io.sluice.api.InstanceCount;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
+import io.sluice.api.Store;
+import io.sluice.api.StoreCapabilities;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the grid stores' {@link io.sluice.api.Store} methods have in common: each builds its
- * {@link GridOperation} on the caller (bad arguments fail there, before anything is sent),
- * runs it on the key's owner with the store's blocking call on a thread of its
- * {@link GridCalls}, and reads the owner's answer. A store supplies only that call.
+ * The {@link Store} of a grid (Hazelcast, Ignite) whose entry processors decide on the key's
+ * owner: each method builds its {@link GridOperation} on the caller (bad arguments fail there,
+ * before anything is sent), runs it on the key's owner with the grid's blocking call on a thread
+ * of its {@link GridCalls}, and reads the owner's answer. A grid's store supplies only that call
+ * ({@link OnOwner}), and may supply one that starts on the caller's thread ({@link StartOnOwner}).
+ * Failures and timeouts become {@link StoreUnavailableException}s carrying the grid's exception.
+ *
+ * <p>The owner's clock decides (a test clock only stands in for it in tests); a decision waited
+ * for lasts at most the timeout of its {@link GridCalls}. The store runs only the built-in
+ * algorithms: the owners rebuild limits from the algorithms' ids.
  */
-public final class GridOperations implements AutoCloseable {
+public final class GridStore implements Store, InstanceCount {
 
     /** One operation on the member that owns {@code key}: a blocking call that returns the processor's answer. */
     @FunctionalInterface
@@ -59,29 +71,32 @@ public final class GridOperations implements AutoCloseable {
     private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
             .named("sluice-warm-up");
 
+    private final String description;
     private final GridCalls calls;
     private final OnOwner onOwner;
     private final @Nullable TimeSource testClock;
+    /** The owner's clock decides; a wait lasts at most the timeout of {@link #calls}. */
+    private final StoreCapabilities capabilities;
+    /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
+    private final @Nullable Heartbeat heartbeat;
     /** {@link #tryAcquireAndWait}'s calls, coalesced per key while one is out. */
     private final SameKeyDecisions sameKey;
 
     /**
-     * The operations of a store whose calls are {@code onOwner}, made on {@code calls}, at the
-     * owners' times, or at {@code testClock}'s when a test gave one.
+     * A store whose calls are {@code onOwner}, made on {@code calls}, at the owners' times, or at
+     * {@code testClock}'s when a test gave one; {@link #tryAcquireAndWait} starts its call with
+     * {@code start}, when given, on the caller's thread and waits there. {@code heartbeat}, when
+     * counting instances is on, is closed with the store; {@code description} is what
+     * {@link #toString} says.
      */
-    public GridOperations(GridCalls calls, OnOwner onOwner, @Nullable TimeSource testClock) {
-        this(calls, onOwner, null, testClock);
-    }
-
-    /**
-     * As {@link #GridOperations(GridCalls, OnOwner, TimeSource)}, and {@link #tryAcquireAndWait}
-     * starts its call with {@code start} on the caller's thread and waits there.
-     */
-    public GridOperations(GridCalls calls, OnOwner onOwner, @Nullable StartOnOwner start,
-                          @Nullable TimeSource testClock) {
+    public GridStore(String description, GridCalls calls, OnOwner onOwner, @Nullable StartOnOwner start,
+                     @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
+        this.description = description;
         this.calls = calls;
         this.onOwner = onOwner;
         this.testClock = testClock;
+        this.capabilities = new StoreCapabilities(true, true, true, true, false, calls.timeout());
+        this.heartbeat = heartbeat;
         this.sameKey = new SameKeyDecisions(calls, new SameKeyDecisions.Sender() {
             @Override
             public CompletableFuture<long[]> start(String key, GridOperation operation) {
@@ -97,7 +112,24 @@ public final class GridOperations implements AutoCloseable {
         });
     }
 
-    /** {@link io.sluice.api.Store#tryAcquire}. */
+    /** The live stores of this map or cache at the last heartbeat, from memory; empty when not counting. */
+    @Override
+    public OptionalInt instances() {
+        return heartbeat == null ? OptionalInt.empty() : heartbeat.instances();
+    }
+
+    @Override
+    public StoreCapabilities capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public boolean supports(Algorithm algorithm) {
+        // The owners rebuild limits from the algorithms' ids; they know only these.
+        return Algorithms.isBuiltIn(algorithm);
+    }
+
+    @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         GridOperation operation;
         try {
@@ -109,21 +141,22 @@ public final class GridOperations implements AutoCloseable {
     }
 
     /**
-     * {@link io.sluice.api.Store#tryAcquireAndWait}, bounded by the timeout of {@code calls}
-     * ({@link GridCalls#deadline()}): started on the caller's thread when the store can start it without
-     * blocking, else a call on the pool that the caller waits for. While a call for {@code key}
+     * Bounded by the timeout of the store's {@link GridCalls} ({@link GridCalls#deadline()}):
+     * started on the caller's thread when the store can start it without blocking, else a call
+     * on the pool that the caller waits for. While a call for {@code key}
      * is out from this store, the decision waits for it to end and then goes with the others
      * that waited, as one call decided on the owner in their order (see {@link SameKeyDecisions}).
      *
      * @throws StoreUnavailableException when the call fails or does not answer in time
      * @throws IllegalArgumentException as {@link GridOperation#decide}
      */
+    @Override
     public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
         GridOperation operation = GridOperation.decide(limits, cost, nowMicros());
         return GridReply.decode(sameKey.decide(key, operation), limits);
     }
 
-    /** {@link io.sluice.api.Store#lease}. */
+    @Override
     public CompletionStage<Lease> lease(String key, List<Limit> limits, long maxTokens) {
         GridOperation operation;
         try {
@@ -134,7 +167,7 @@ public final class GridOperations implements AutoCloseable {
         return run(key, operation).thenApply(reply -> GridLease.decode(reply, limits));
     }
 
-    /** {@link io.sluice.api.Store#giveBack}. */
+    @Override
     public CompletionStage<Void> giveBack(String key, List<Limit> limits, Lease lease, long unusedTokens) {
         GridOperation operation;
         try {
@@ -178,14 +211,17 @@ public final class GridOperations implements AutoCloseable {
         return clock != null ? clock.nowMicros() : GridRequest.MEMBER_CLOCK;
     }
 
-    /** Stops making calls ({@link GridCalls#close()}). */
+    /** Stops counting instances, if on, and making calls ({@link GridCalls#close()}); the grid's instance stays up. */
     @Override
     public void close() {
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         calls.close();
     }
 
     @Override
     public String toString() {
-        return calls.toString();
+        return description;
     }
 }
