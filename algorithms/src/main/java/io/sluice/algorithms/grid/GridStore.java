@@ -109,7 +109,7 @@ public final class GridStore implements Store, InstanceCount {
                 GridCalls.Started<long[]> started = start == null ? null : start.startAlone(key, operation);
                 return started != null ? started : GridCalls.Started.of(run(key, operation));
             }
-        });
+        }, SameKeyDecisions.GATHER);
     }
 
     /** The live stores of this map or cache at the last heartbeat, from memory; empty when not counting. */

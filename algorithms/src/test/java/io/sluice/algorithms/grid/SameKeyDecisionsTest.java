@@ -103,7 +103,7 @@ class SameKeyDecisionsTest {
     @Test
     void decisionsThatCameWhileACallWasOutGoTogetherAsOneCallDecidedInTheirOrder() throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -137,10 +137,128 @@ class SameKeyDecisionsTest {
         }
     }
 
+    /** The decisions {@code call} carries: its reply's length over a decision's. */
+    private int decisionsIn(Sent call) {
+        return call.operation().run(null, () -> NOW).reply().length / GridReply.LENGTH;
+    }
+
+    @Test
+    void theBatchAfterAnAnswerGathersTheDecisionsItWokeAndGoesOnceTheyJoined() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofHours(1));
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            answer(out);
+            assertThat(first.get().allowed()).isTrue();
+            assertThat(sent).as("the waiting decision waits for the one the answer woke").isEmpty();
+
+            Future<Decision> third = decideOn(decisions, "hot", 1);
+            Sent batch = nextSent();
+            assertThat(batch.operation().request()[0]).isEqualTo(GridOperation.BATCH_FORMAT);
+            assertThat(decisionsIn(batch)).isEqualTo(2);
+            answer(batch);
+            // In their order: the second takes the limit's last permit, the third is denied.
+            assertThat(second.get().allowed()).isTrue();
+            assertThat(third.get().allowed()).isFalse();
+            assertThat(sent).isEmpty();
+        }
+    }
+
+    /** Submits {@code count} decisions on one thread, one after the other; its thread joins {@code threads}. */
+    private Future<?> decisionsInTurn(SameKeyDecisions decisions, int count, List<Thread> threads) {
+        return callers.submit(() -> {
+            synchronized (threads) {
+                threads.add(Thread.currentThread());
+            }
+            for (int i = 0; i < count; i++) {
+                decisions.decide("hot", GridOperation.decide(LIMITS, 1, NOW));
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void decisionsBackFromABatchNobodyWaitedForGoTogetherAsTheNextBatch() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofHours(1));
+            List<Thread> threads = new ArrayList<>();
+            Future<?> one = decisionsInTurn(decisions, 3, threads);
+            Sent alone = nextSent();
+            Future<?> other = decisionsInTurn(decisions, 2, threads);
+            while (true) {
+                synchronized (threads) {
+                    if (threads.size() == 2 && threads.get(1).getState() == Thread.State.TIMED_WAITING) {
+                        break;
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            // The other thread's first decision waited for the lone call; the answer woke the first
+            // thread, whose second decision joined it: one batch of two.
+            answer(alone);
+            Sent pair = nextSent();
+            assertThat(decisionsIn(pair)).isEqualTo(2);
+            answer(pair);
+            // Nobody waited for the pair: its two decisions, back, find no call out and go together again.
+            Sent again = nextSent();
+            assertThat(again.operation().request()[0]).isEqualTo(GridOperation.BATCH_FORMAT);
+            assertThat(decisionsIn(again)).isEqualTo(2);
+            answer(again);
+            one.get();
+            other.get();
+            assertThat(sent).isEmpty();
+        }
+    }
+
+    @Test
+    void aGatherEndsAtItsTimeWhenTheDecisionsItWokeDoNotComeBack() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(60), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofMillis(50));
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            answer(out);
+            assertThat(first.get().allowed()).isTrue();
+
+            // Well before its own timeout of 60 s: the gather's 50 ms, however long the machine takes.
+            Sent late = nextSent();
+            assertThat(late.operation().request()[0]).isEqualTo(GridRequest.FORMAT_VERSION);
+            answer(late);
+            assertThat(second.get().allowed()).isTrue();
+        }
+    }
+
+    @Test
+    void aGatheringDecisionThatGivesUpIsNeverSentAndTheOthersGoAtOnce() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofHours(1));
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            Future<Decision> third = waitingDecision(decisions, "hot", 1, waiting);
+            answer(out);
+            assertThat(first.get().allowed()).isTrue();
+            assertThat(sent).isEmpty();
+
+            waiting.get(1).interrupt();
+            assertThatThrownBy(second::get).cause().isInstanceOf(StoreUnavailableException.class)
+                    .cause().isInstanceOf(InterruptedException.class);
+            Sent rest = nextSent();
+            assertThat(rest.operation().request()[0]).isEqualTo(GridRequest.FORMAT_VERSION);
+            answer(rest);
+            // The second charged nothing: the limit of 2 still admits the third.
+            assertThat(third.get().allowed()).isTrue();
+        }
+    }
+
     @Test
     void aFailedBatchFailsEachOfItsDecisionsWithItsCause() throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -160,7 +278,7 @@ class SameKeyDecisionsTest {
     @Test
     void aCallThatNeverAnswersHoldsTheKeyOnlyUntilItsWaitersTimeOut() throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(200), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             nextSent();
@@ -181,7 +299,7 @@ class SameKeyDecisionsTest {
     @Test
     void aClosedStoreSendsNothing() {
         GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1);
-        SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+        SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
         calls.close();
         assertThatThrownBy(() -> decisions.decide("hot", GridOperation.decide(LIMITS, 1, NOW)))
                 .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
@@ -191,7 +309,7 @@ class SameKeyDecisionsTest {
     @Test
     void aDecisionInterruptedBeforeItsBatchWentIsNeverSent() throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -227,7 +345,7 @@ class SameKeyDecisionsTest {
                     }
                     return outcome.reply();
                 }, owner);
-            });
+            }, SameKeyDecisions.GATHER);
             List<Future<Integer>> admitted = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 admitted.add(callers.submit(() -> {
