@@ -1,5 +1,7 @@
 package io.sluice.jmh;
 
+import java.math.BigInteger;
+import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -128,24 +130,49 @@ public abstract class DecisionBenchmark {
     }
 
     /**
-     * One benchmark thread's walk over the keys, from a random starting point through the
-     * shuffled array, so threads do not move in lock step and no key is built on the hot path.
+     * One benchmark thread's walk over the keys: from a random starting point, by a random stride
+     * coprime to the number of keys, so each thread visits every key once per pass in an order of
+     * its own, as independent clients do, and no key is built on the hot path. Why not every
+     * thread through the array one step at a time (as before 2026-12-03): the first pass creates
+     * the entries in the array's order, so such a walk also goes through memory in allocation
+     * order, and a thread that caught up with another rode behind it on the cache lines it had
+     * just brought in. The 8-thread random-key figures then measured how well threads ride in a
+     * pack, not decisions (benchmarks-history.md, "Local store, random keys at 8 threads").
      */
     @State(Scope.Thread)
     public static class ThreadKeys {
 
         private int next;
-
-        /** Picks this thread's starting point. */
-        @Setup(Level.Trial)
-        public void pickStart() {
-            next = ThreadLocalRandom.current().nextInt(KeyPattern.RANDOM_KEYS);
-        }
+        /** Negative until the first key, when the number of keys is known. */
+        private int stride = -1;
 
         String next(String[] keys) {
-            int index = next < keys.length ? next : 0;
-            next = index + 1;
-            return keys[index];
+            if (stride < 0) {
+                start(keys.length, ThreadLocalRandom.current());
+            }
+            String key = keys[next];
+            next += stride;
+            if (next >= keys.length) {
+                next -= keys.length;
+            }
+            return key;
+        }
+
+        /** Draws this walk's start and stride over {@code count} keys. */
+        void start(int count, Random random) {
+            if (count < 1) {
+                throw new IllegalArgumentException("a walk needs at least one key: " + count);
+            }
+            next = random.nextInt(count);
+            stride = count == 1 ? 0 : coprimeStride(count, random);
+        }
+
+        private static int coprimeStride(int count, Random random) {
+            int stride;
+            do {
+                stride = 1 + random.nextInt(count - 1);
+            } while (BigInteger.valueOf(stride).gcd(BigInteger.valueOf(count)).intValue() != 1);
+            return stride;
         }
     }
 }

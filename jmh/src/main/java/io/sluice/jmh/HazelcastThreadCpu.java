@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -76,14 +75,13 @@ public final class HazelcastThreadCpu {
             Thread thread = new Thread(() -> {
                 long[] nanos = new long[1 << 20];
                 int count = 0;
-                int next = ThreadLocalRandom.current().nextInt(keys.length);
+                DecisionBenchmark.ThreadKeys walk = new DecisionBenchmark.ThreadKeys();
                 while (!stop.get()) {
                     long start = System.nanoTime();
-                    limiter.tryAcquire(keys[next], 1);
+                    limiter.tryAcquire(walk.next(keys), 1);
                     if (count < nanos.length) {
                         nanos[count++] = System.nanoTime() - start;
                     }
-                    next = next + 1 < keys.length ? next + 1 : 0;
                     decisions.increment();
                 }
                 latencies[index] = Arrays.copyOf(nanos, count);

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -70,14 +69,12 @@ public final class LocalThreadCpu {
         Thread[] deciding = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             deciding[t] = new Thread(() -> {
-                // From a random point through the keys, as DecisionBenchmark.ThreadKeys walks them.
-                int next = ThreadLocalRandom.current().nextInt(keys.length);
+                DecisionBenchmark.ThreadKeys walk = new DecisionBenchmark.ThreadKeys();
                 long allowed = 0;
                 await(start);
                 long before = cpu.getCurrentThreadCpuTime();
                 for (long n = 0; n < decisions; n++) {
-                    next = next + 1 < keys.length ? next + 1 : 0;
-                    if (limiter.tryAcquire(keys[next], 1)) {
+                    if (limiter.tryAcquire(walk.next(keys), 1)) {
                         allowed++;
                     }
                 }

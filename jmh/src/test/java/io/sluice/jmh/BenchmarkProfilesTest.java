@@ -16,6 +16,14 @@ class BenchmarkProfilesTest {
         assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 8, 2)).isEqualTo(4);
         assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 8, 16)).isEqualTo(1);
         assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 8, 2)).isEqualTo(8);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 32, 2)).isEqualTo(32);
+    }
+
+    @Test
+    void theFullProfileWarmsUpAtLeastEightTimesAtAnyThreadCount() {
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 1, 2)).isEqualTo(8);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 2, 2)).isEqualTo(8);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 2, 16)).isEqualTo(8);
     }
 
     @Test
