@@ -39,27 +39,45 @@ public final class KeyState {
 
     private static final long[] NOT_DECODED = {};
 
+    /** What an array slot past the last state holds when no spare array is kept there ({@link #inputState}). */
+    private static final long[] NO_SPARE = {};
+    private static final Object[] NO_LIMITS = {};
+    private static final ByteBuffer[] NO_ENCODED = {};
+    private static final long[] NO_EXPIRIES = {};
+
     /**
-     * The limits' names, states and expiries, in parallel; a key has few limits, so a scan
-     * finds one. A state read from a fixed-width encoding stays there ({@code encoded[i]},
-     * {@code states[i]} then {@link #NOT_DECODED}) until an algorithm needs it as an array.
+     * The limits' names, states and expiries, in parallel; a key has few limits, so a scan finds
+     * one. A state read from a fixed-width encoding stays there (its encoded longs, its state
+     * then {@link #NOT_DECODED}) until an algorithm needs it as an array. The first limit is
+     * held in fields of this object, the others in arrays (shared empty ones until a second
+     * limit comes): a decision on a key out of the CPU's cache pays a miss per object it reads,
+     * and a key of one limit read this object and four arrays besides its state's own array,
+     * where now it reads this object and the state. Limit {@code i >= 1} is at {@code i - 1} in
+     * the arrays (its name and state side by side in {@link #namesAndStates}); the accessors
+     * ({@link #name}, {@link #state}, ...) hide the split. A key of three limits reads this
+     * object, two arrays (the encodings' stays empty in the local store) and its states.
      */
-    private String[] names;
-    private long[][] states;
-    private @Nullable ByteBuffer[] encoded;
-    private long[] expiries;
+    private @Nullable String firstName;
+    private long[] firstState = NO_SPARE;
+    private @Nullable ByteBuffer firstEncoded;
+    private long firstExpiry;
+    /** From the second limit on, each limit's name (a {@code String}) and state (a {@code long[]}), in pairs. */
+    private Object[] namesAndStates = NO_LIMITS;
+    /** Empty until a limit past the first keeps its encoded longs ({@link #setEncoded}). */
+    private @Nullable ByteBuffer[] encoded = NO_ENCODED;
+    private long[] expiries = NO_EXPIRIES;
     private int size;
 
+    /** A key with room for {@code capacity} limits before its arrays grow. */
     private KeyState(int capacity) {
-        this.names = new String[capacity];
-        this.states = new long[capacity][];
-        this.encoded = new ByteBuffer[capacity];
-        this.expiries = new long[capacity];
+        if (capacity > 1) {
+            growTo(capacity);
+        }
     }
 
     /** A key with no state: every limit fresh. */
     public static KeyState empty() {
-        return new KeyState(2);
+        return new KeyState(1);
     }
 
     /**
@@ -90,7 +108,7 @@ public final class KeyState {
                 decoded.put(at, name, state, expiresAt);
             } else {
                 decoded.put(at, name, NOT_DECODED, expiresAt);
-                decoded.encoded[decoded.indexOf(name)] = reader.readFixed(length);
+                decoded.setEncoded(decoded.indexOf(name), reader.readFixed(length));
             }
         }
         if (!reader.atEnd()) {
@@ -112,17 +130,17 @@ public final class KeyState {
         byte[][] nameBytes = new byte[size][];
         int length = 1 + unsignedLength(size);
         for (int i = 0; i < size; i++) {
-            nameBytes[i] = names[i].getBytes(StandardCharsets.UTF_8);
-            length += unsignedLength(nameBytes[i].length) + nameBytes[i].length + signedLength(expiries[i]);
-            ByteBuffer bytes = encoded[i];
-            long[] state = states[i];
+            nameBytes[i] = name(i).getBytes(StandardCharsets.UTF_8);
+            length += unsignedLength(nameBytes[i].length) + nameBytes[i].length + signedLength(expiry(i));
+            ByteBuffer bytes = encoded(i);
+            long[] state = state(i);
             if (bytes != null && SlidingLog.isSplice(state)) {
                 int spliced = SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state);
                 if (spliced <= FIXED_WIDTH_ABOVE) {
                     // Short: written as variable-length integers, as the log it stands for would be.
-                    states[i] = SlidingLog.spliced(bytes.asLongBuffer(), state);
-                    encoded[i] = null;
-                    state = states[i];
+                    state = SlidingLog.spliced(bytes.asLongBuffer(), state);
+                    setState(i, state);
+                    setEncoded(i, null);
                     bytes = null;
                 }
             }
@@ -144,9 +162,9 @@ public final class KeyState {
         for (int i = 0; i < size; i++) {
             writeUnsigned(out, nameBytes[i].length);
             out.put(nameBytes[i]);
-            writeSigned(out, expiries[i]);
-            ByteBuffer bytes = encoded[i];
-            long[] state = states[i];
+            writeSigned(out, expiry(i));
+            ByteBuffer bytes = encoded(i);
+            long[] state = state(i);
             if (bytes != null && SlidingLog.isSplice(state)) {
                 writeUnsigned(out, (long) SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state) << 1 | 1);
                 SlidingLog.writeSpliced(bytes, state, out);
@@ -312,7 +330,7 @@ public final class KeyState {
     /** The index of the limit's state, negative when none is held or it has expired by {@code nowMicros}. */
     private int liveIndexOf(Limit limit, long nowMicros) {
         int at = indexOf(limit.name());
-        return at >= 0 && expiries[at] <= nowMicros ? -1 : at;
+        return at >= 0 && expiry(at) <= nowMicros ? -1 : at;
     }
 
     /**
@@ -397,7 +415,7 @@ public final class KeyState {
             if (at >= 0) {
                 long[] returned = Leasing.of(limit).giveBack(stateOf(at), nowMicros, limit, takenAtMicros, unused);
                 if (returned != null) {
-                    states[at] = returned;
+                    setState(at, returned);
                 }
             }
         }
@@ -407,7 +425,7 @@ public final class KeyState {
     public long expiresAtMicros() {
         long latest = 0;
         for (int i = 0; i < size; i++) {
-            latest = Math.max(latest, expiries[i]);
+            latest = Math.max(latest, expiry(i));
         }
         return latest;
     }
@@ -420,7 +438,7 @@ public final class KeyState {
     /** Whether a state for the limit with this name is held and has not expired at {@code nowMicros}. */
     public boolean holds(String limitName, long nowMicros) {
         int at = indexOf(Objects.requireNonNull(limitName, "limitName"));
-        return at >= 0 && expiries[at] > nowMicros;
+        return at >= 0 && expiry(at) > nowMicros;
     }
 
     /**
@@ -469,7 +487,7 @@ public final class KeyState {
         if (at >= 0) {
             return stateOf(at);
         }
-        long[] spare = size < states.length ? states[size] : null;
+        long[] spare = size < capacity() ? state(size) : null;
         if (spare == null || spare.length == 0) {
             return null;
         }
@@ -482,11 +500,11 @@ public final class KeyState {
         if (at < 0) {
             return null;
         }
-        if (encoded[at] != null) {
-            states[at] = decodedCopy(at);
-            encoded[at] = null;
+        if (encoded(at) != null) {
+            setState(at, decodedCopy(at));
+            setEncoded(at, null);
         }
-        return states[at];
+        return state(at);
     }
 
     /**
@@ -494,26 +512,27 @@ public final class KeyState {
      * place: still encoded, and not admitted into since ({@link #put}); else {@code null}.
      */
     private @Nullable ByteBuffer readInPlace(int at) {
-        return at >= 0 && states[at] == NOT_DECODED ? encoded[at] : null;
+        return at >= 0 && state(at) == NOT_DECODED ? encoded(at) : null;
     }
 
     /** The state at {@code at} as an array, decoded into a new one if it is still encoded, which stays so. */
     private long[] decodedCopy(int at) {
-        ByteBuffer bytes = encoded[at];
+        ByteBuffer bytes = encoded(at);
+        long[] state = state(at);
         if (bytes == null) {
-            return states[at];
+            return state;
         }
-        if (SlidingLog.isSplice(states[at])) {
-            return SlidingLog.spliced(bytes.asLongBuffer(), states[at]);
+        if (SlidingLog.isSplice(state)) {
+            return SlidingLog.spliced(bytes.asLongBuffer(), state);
         }
-        long[] state = new long[bytes.remaining() / Long.BYTES];
-        bytes.asLongBuffer().get(state);
-        return state;
+        long[] decoded = new long[bytes.remaining() / Long.BYTES];
+        bytes.asLongBuffer().get(decoded);
+        return decoded;
     }
 
     private int indexOf(String name) {
         for (int i = 0; i < size; i++) {
-            if (names[i].equals(name)) {
+            if (name.equals(name(i))) {
                 return i;
             }
         }
@@ -522,22 +541,20 @@ public final class KeyState {
 
     private void put(int at, String name, long[] state, long expiresAtMicros) {
         if (at < 0) {
-            if (size == names.length) {
-                int capacity = 2 * size;
-                names = Arrays.copyOf(names, capacity);
-                states = Arrays.copyOf(states, capacity);
-                encoded = Arrays.copyOf(encoded, capacity);
-                expiries = Arrays.copyOf(expiries, capacity);
+            if (size == capacity()) {
+                // Room for three at first: a key of up to three limits (per second, per day, an
+                // endpoint's budget) grows once.
+                growTo(Math.max(3, 2 * size));
             }
             at = size++;
-            names[at] = name;
+            setName(at, name);
         }
-        states[at] = state;
+        setState(at, state);
         if (!SlidingLog.isSplice(state)) {
             // A splice describes a sliding log by its encoding, which it keeps (see encode).
-            encoded[at] = null;
+            setEncoded(at, null);
         }
-        expiries[at] = expiresAtMicros;
+        setExpiry(at, expiresAtMicros);
     }
 
     /**
@@ -545,24 +562,98 @@ public final class KeyState {
      * array past the end for the next limit without a state ({@link #inputState}).
      */
     private void remove(int at) {
-        long[] removed = states[at];
-        boolean spare = removed.length <= FIXED_WIDTH_ABOVE && encoded[at] == null;
-        int after = size - at - 1;
-        System.arraycopy(names, at + 1, names, at, after);
-        System.arraycopy(states, at + 1, states, at, after);
-        System.arraycopy(encoded, at + 1, encoded, at, after);
-        System.arraycopy(expiries, at + 1, expiries, at, after);
+        long[] removed = state(at);
+        boolean spare = removed.length <= FIXED_WIDTH_ABOVE && encoded(at) == null;
+        for (int i = at + 1; i < size; i++) {
+            setName(i - 1, name(i));
+            setState(i - 1, state(i));
+            setEncoded(i - 1, encoded(i));
+            setExpiry(i - 1, expiry(i));
+        }
         size--;
-        names[size] = null;
+        setName(size, null);
         // Not a long one (a sliding log's): that would hold its memory, and no other state fits
         // it; nor one that stood for an encoding (NOT_DECODED, a splice).
-        states[size] = spare ? removed : null;
-        encoded[size] = null;
+        setState(size, spare ? removed : NO_SPARE);
+        setEncoded(size, null);
+    }
+
+    /** How many limits fit before the arrays grow: the first in fields, the others in the arrays. */
+    private int capacity() {
+        return 1 + namesAndStates.length / 2;
+    }
+
+    /** Makes room for {@code capacity} limits (more than one): the first's fields and the arrays for the rest. */
+    private void growTo(int capacity) {
+        int length = capacity - 1;
+        namesAndStates = Arrays.copyOf(namesAndStates, 2 * length);
+        if (encoded.length > 0) {
+            encoded = Arrays.copyOf(encoded, length);
+        }
+        expiries = Arrays.copyOf(expiries, length);
+    }
+
+    /** The name of the limit at {@code at}, below {@link #size}. */
+    private String name(int at) {
+        return at == 0 ? Objects.requireNonNull(firstName, "firstName") : (String) namesAndStates[2 * at - 2];
+    }
+
+    private void setName(int at, @Nullable String name) {
+        if (at == 0) {
+            firstName = name;
+        } else {
+            namesAndStates[2 * at - 2] = name;
+        }
+    }
+
+    /** The state at {@code at}: below {@link #size} a limit's, at {@link #size} a spare array or none (null or empty). */
+    private long[] state(int at) {
+        return at == 0 ? firstState : (long[]) namesAndStates[2 * at - 1];
+    }
+
+    private void setState(int at, long[] state) {
+        if (at == 0) {
+            firstState = state;
+        } else {
+            namesAndStates[2 * at - 1] = state;
+        }
+    }
+
+    /**
+     * The encoded longs of the state at {@code at}, if it is still encoded. Past the first limit
+     * they are in {@link #encoded}, which stays the shared empty array until a state there is
+     * decoded in place (a grid store's sliding log): the local store never reads it.
+     */
+    private @Nullable ByteBuffer encoded(int at) {
+        return at == 0 ? firstEncoded : at <= encoded.length ? encoded[at - 1] : null;
+    }
+
+    private void setEncoded(int at, @Nullable ByteBuffer bytes) {
+        if (at == 0) {
+            firstEncoded = bytes;
+        } else if (at <= encoded.length) {
+            encoded[at - 1] = bytes;
+        } else if (bytes != null) {
+            encoded = Arrays.copyOf(encoded, capacity() - 1);
+            encoded[at - 1] = bytes;
+        }
+    }
+
+    private long expiry(int at) {
+        return at == 0 ? firstExpiry : expiries[at - 1];
+    }
+
+    private void setExpiry(int at, long expiresAtMicros) {
+        if (at == 0) {
+            firstExpiry = expiresAtMicros;
+        } else {
+            expiries[at - 1] = expiresAtMicros;
+        }
     }
 
     private void dropExpired(long nowMicros) {
         for (int i = size - 1; i >= 0; i--) {
-            if (expiries[i] <= nowMicros) {
+            if (expiry(i) <= nowMicros) {
                 remove(i);
             }
         }
@@ -572,7 +663,7 @@ public final class KeyState {
     public String toString() {
         StringBuilder text = new StringBuilder("KeyState[");
         for (int i = 0; i < size; i++) {
-            text.append(names[i]).append(" until ").append(expiries[i]).append(", ");
+            text.append(name(i)).append(" until ").append(expiry(i)).append(", ");
         }
         return text.append(']').toString();
     }
