@@ -1,0 +1,478 @@
+package io.sluice.algorithms;
+
+import io.sluice.api.Limit;
+import io.sluice.api.Transition;
+import java.util.Arrays;
+import java.util.function.LongFunction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A long sliding log kept as a bounded head and immutable chunks, for a store that writes a
+ * key's value whole (a grid's: Hazelcast's {@code BINARY} maps serialize it on every write,
+ * Ignite writes it into page memory), so that an admission writes O(C) entries, not the log.
+ * The head is {@code [TAG, birth, next, pending, pendingTime, gapFirst, gapChunks, loaded,
+ * base, gapEnd, (time, prior) per gap chunk, loaded entries, open entries]}, entries
+ * {@code (time, total)} with running totals as in {@link SlidingLog}:
+ *
+ * <ul>
+ *   <li>the <em>loaded</em> entries: the oldest, the live part of at most one chunk read back;
+ *   <li>the <em>gap</em>: chunks {@code gapFirst} to {@code gapFirst + gapChunks - 1} written
+ *       to keys of their own, each described in the head by the time of its first entry and
+ *       the total before it ({@code prior}); {@code gapEnd} is the total of its last entry;
+ *   <li>the <em>open</em> entries: the newest, never empty while a gap is.
+ * </ul>
+ *
+ * <p>Running totals let entries be cut out of the log without changing anything else: the
+ * live cost is still the newest total minus the total before the first live entry. A decision
+ * that must read a chunk's entries (the first live entry lies in a chunk, or a denial's retry
+ * time does) is {@linkplain Outcome#needsChunk() undecided}: the caller reads the chunk and
+ * runs it again with it ({@code chunks}). That is exact; the head never guesses.
+ *
+ * <p>Flush: once the open part holds {@code 2 C} entries, an admission names its first
+ * {@code C} entries chunk {@code next} ({@code pending}, {@code next} then grows) and its
+ * outcome asks the caller to {@linkplain Outcome#flush() write} them; every admission asks
+ * again until the caller {@linkplain #acked acknowledges} the write. Only then do they leave
+ * the head, so a lost write or acknowledgement loses nothing. A chunk's index is issued once,
+ * for the one content it names: the open part's first {@code C} entries do not change while
+ * the flush is pending (an admission appends, or adds to the newest entry, at index
+ * {@code 2 C - 1} or later), and when the oldest of them expire the flush is dropped, the
+ * next one gets a new index. So every writer of a chunk writes the same bytes, and
+ * {@code birth} (the time the head was made) keeps a later life of the key from reusing a
+ * key a stale writer may still write.
+ */
+final class ChunkedLog {
+
+    /** The tag of a head. */
+    static final long TAG = SlidingLog.ID * 256 + 5;
+
+    private static final int BIRTH = 1;
+    private static final int NEXT = 2;
+    private static final int PENDING = 3;
+    private static final int PENDING_TIME = 4;
+    private static final int GAP_FIRST = 5;
+    private static final int GAP_CHUNKS = 6;
+    private static final int LOADED = 7;
+    private static final int BASE = 8;
+    private static final int GAP_END = 9;
+    private static final int HEADER = 10;
+    private static final long NONE = -1;
+    private static final long[] NO_ENTRIES = {};
+
+    /** What a caller is asked to write: a chunk's entries {@code (time, total - prior)}, relative to the total before it. */
+    record Flush(long birth, long index, long[] entries) {
+    }
+
+    /**
+     * A decision on a head: either {@linkplain #needsChunk() undecided} until the caller
+     * supplies chunk {@link #neededChunk()}, or decided, with the state to store ({@code state},
+     * the input itself when nothing changed) and perhaps a chunk to write.
+     */
+    record Outcome(long neededChunk, @Nullable Transition transition, long @Nullable [] state,
+                   @Nullable Flush flush) {
+
+        boolean needsChunk() {
+            return neededChunk != NONE;
+        }
+    }
+
+    private final int chunkEntries;
+
+    /** A log of chunks of {@code chunkEntries} entries; a log of at most {@code 2 chunkEntries} entries stays whole. */
+    ChunkedLog(int chunkEntries) {
+        if (chunkEntries < 1) {
+            throw new IllegalArgumentException("a chunk holds at least one entry: " + chunkEntries);
+        }
+        this.chunkEntries = chunkEntries;
+    }
+
+    /** Whether {@code state} is a head. */
+    static boolean isHead(long @Nullable [] state) {
+        return state != null && state.length >= HEADER && state[0] == TAG;
+    }
+
+    /**
+     * The time {@code state}'s head was made, which names its chunks with their index; 0 when
+     * it is not a head (a plain log has no chunks).
+     */
+    static long birth(long @Nullable [] state) {
+        return state != null && isHead(state) ? state[BIRTH] : 0;
+    }
+
+    /**
+     * Decides a request of {@code cost} on {@code state} (none, a {@link SlidingLog} of format 2,
+     * or a head) at {@code nowMicros}; {@code chunks} gives the entries of the chunks the caller
+     * read ({@code null} for one it did not).
+     */
+    Outcome decide(long @Nullable [] state, long nowMicros, Limit limit, long cost,
+                   LongFunction<long @Nullable []> chunks) {
+        if (state != null && isHead(state)) {
+            return new Decider(state, nowMicros, limit, cost, chunks).decide();
+        }
+        Transition plain = Algorithms.SLIDING_LOG.transition(state, nowMicros, limit, cost);
+        long[] next = plain.state();
+        if (!plain.allowed() || next == null || (next.length - 2) / 2 < 2 * chunkEntries) {
+            return new Outcome(NONE, plain, plain.allowed() ? next : state, null);
+        }
+        long[] head = fromLog(next, nowMicros);
+        return new Outcome(NONE, Transition.allowed(plain.remaining(), plain.resetAfterMicros(), head), head,
+                flushOf(head));
+    }
+
+    /**
+     * The head after the caller wrote {@code flush}: its entries moved into the gap when it is
+     * the pending flush of this head, else {@code head} itself (a stale or repeated
+     * acknowledgement, or one of an earlier life of the key, changes nothing).
+     */
+    long[] acked(long[] head, Flush flush) {
+        long index = flush.index();
+        long firstTime = flush.entries()[0];
+        if (!isHead(head) || head[BIRTH] != flush.birth() || head[PENDING] != index
+                || head[PENDING_TIME] != firstTime) {
+            return head;
+        }
+        int gap = (int) head[GAP_CHUNKS];
+        int openStart = openStart(head);
+        if (head[openStart] != firstTime || (head.length - openStart) / 2 < chunkEntries + 1
+                || gap > 0 && head[GAP_FIRST] + gap != index) {
+            return head;
+        }
+        long openPrior = openPrior(head);
+        long[] next = new long[head.length + 2 - 2 * chunkEntries];
+        System.arraycopy(head, 0, next, 0, HEADER + 2 * gap);
+        next[HEADER + 2 * gap] = firstTime;
+        next[HEADER + 2 * gap + 1] = openPrior;
+        int loaded = 2 * (int) head[LOADED];
+        System.arraycopy(head, HEADER + 2 * gap, next, HEADER + 2 * gap + 2, loaded);
+        int keptOpen = openStart + 2 * chunkEntries;
+        System.arraycopy(head, keptOpen, next, HEADER + 2 * gap + 2 + loaded, head.length - keptOpen);
+        next[GAP_FIRST] = gap == 0 ? index : head[GAP_FIRST];
+        next[GAP_CHUNKS] = gap + 1;
+        next[GAP_END] = head[keptOpen - 1];
+        next[PENDING] = NONE;
+        next[PENDING_TIME] = 0;
+        return next;
+    }
+
+    /** The flush {@code head} asks for, if any: its pending chunk's entries, relative to the total before them. */
+    private @Nullable Flush flushOf(long[] head) {
+        if (head[PENDING] == NONE) {
+            return null;
+        }
+        int openStart = openStart(head);
+        long prior = openPrior(head);
+        long[] entries = new long[2 * chunkEntries];
+        for (int i = 0; i < entries.length; i += 2) {
+            entries[i] = head[openStart + i];
+            entries[i + 1] = head[openStart + i + 1] - prior;
+        }
+        return new Flush(head[BIRTH], head[PENDING], entries);
+    }
+
+    /** A head holding the log of format 2 {@code log} as its open part, with no gap, made at {@code nowMicros}. */
+    private long[] fromLog(long[] log, long nowMicros) {
+        long[] head = new long[HEADER + log.length - 2];
+        head[0] = TAG;
+        head[BIRTH] = nowMicros;
+        head[PENDING] = NONE;
+        head[GAP_FIRST] = NONE;
+        head[BASE] = log[1];
+        head[GAP_END] = log[1];
+        System.arraycopy(log, 2, head, HEADER, log.length - 2);
+        return withFlush(head);
+    }
+
+    /** {@code head} with a pending flush when its open part is long enough and none is pending. */
+    private long[] withFlush(long[] head) {
+        int openEntries = (head.length - openStart(head)) / 2;
+        if (head[PENDING] == NONE && openEntries >= 2 * chunkEntries) {
+            head[PENDING] = head[NEXT];
+            head[NEXT]++;
+            head[PENDING_TIME] = head[openStart(head)];
+        }
+        return head;
+    }
+
+    private static int openStart(long[] head) {
+        return HEADER + 2 * (int) head[GAP_CHUNKS] + 2 * (int) head[LOADED];
+    }
+
+    /** The total before the open part's first entry. */
+    private static long openPrior(long[] head) {
+        if (head[GAP_CHUNKS] > 0) {
+            return head[GAP_END];
+        }
+        int loaded = (int) head[LOADED];
+        return loaded == 0 ? head[BASE] : head[HEADER + 2 * loaded - 1];
+    }
+
+    /** One decision on a head: where its first live entry is, and what it admits or denies. */
+    private final class Decider {
+
+        private final long[] head;
+        private final long now;
+        private final Limit limit;
+        private final long cost;
+        private final LongFunction<long @Nullable []> chunks;
+        private final int gap;
+        private final int loadedStart;
+        private final int openStart;
+
+        /** Where the first live entry is: in the loaded part, a chunk, at a chunk's start, or in the open part. */
+        private Place first = Place.OPEN;
+        /** The index of the first live entry's time in the loaded part, its chunk or the open part. */
+        private int firstIndex;
+        /** The gap chunk (0 the gap's first) the first live entry is in or starts. */
+        private int firstChunk;
+        private long[] firstChunkEntries = NO_ENTRIES;
+        /** The total before the first live entry. */
+        private long prior;
+        private long neededChunk = NONE;
+
+        Decider(long[] head, long now, Limit limit, long cost, LongFunction<long @Nullable []> chunks) {
+            this.head = head;
+            this.now = now;
+            this.limit = limit;
+            this.cost = cost;
+            this.chunks = chunks;
+            this.gap = (int) head[GAP_CHUNKS];
+            this.loadedStart = HEADER + 2 * gap;
+            this.openStart = openStart(head);
+        }
+
+        Outcome decide() {
+            Checks.cost(cost);
+            long permits = limit.permits();
+            long period = limit.periodMicros();
+            if (!findFirst(now - period)) {
+                return new Outcome(neededChunk, null, null, null);
+            }
+            long total = head[head.length - 1];
+            long used = total - prior;
+            long lastTime = head[head.length - 2];
+            boolean exceeds = cost > permits;
+            boolean allowed = !exceeds && used + cost <= permits;
+            if (!allowed) {
+                long retryAfter = 0;
+                if (!exceeds) {
+                    long time = timeOfFirstTotalAtLeast(total + cost - permits);
+                    if (time == NONE) {
+                        return new Outcome(neededChunk, null, null, null);
+                    }
+                    retryAfter = time + period - now;
+                }
+                // Every entry expired: lastTime + period is not after now, and the plain log says 0. A
+                // denial changes nothing, not even what expired (the clock may go back, as the
+                // plain log's may), so a chunk it read is read again by the next decision.
+                return new Outcome(NONE, Transition.of(false, exceeds, Math.max(0, permits - used),
+                        Math.max(0, lastTime + period - now), retryAfter, head), head, null);
+            }
+            boolean merge = lastTime >= now;
+            long entryTime = merge ? lastTime : now;
+            long[] next = withFlush(appended(trimmed(), entryTime, total + cost, merge));
+            return new Outcome(NONE, Transition.allowed(permits - used - cost, entryTime + period - now, next), next,
+                    flushOf(next));
+        }
+
+        /** Finds the first live entry and the total before it; false when that needs a chunk not supplied. */
+        private boolean findFirst(long expiredUpTo) {
+            int loaded = (int) head[LOADED];
+            if (loaded > 0 && head[openStart - 2] > expiredUpTo) {
+                first = Place.LOADED;
+                firstIndex = firstLive(head, loadedStart, openStart, expiredUpTo) - loadedStart;
+                prior = firstIndex == 0 ? head[BASE] : head[loadedStart + firstIndex - 1];
+                return true;
+            }
+            if (gap > 0) {
+                int j = -1;
+                while (j + 1 < gap && head[HEADER + 2 * (j + 1)] <= expiredUpTo) {
+                    j++;
+                }
+                if (j < 0) {
+                    first = Place.CHUNK_START;
+                    firstChunk = 0;
+                    prior = head[HEADER + 1];
+                    return true;
+                }
+                if (j < gap - 1 || head[openStart] > expiredUpTo) {
+                    long[] entries = chunk(j);
+                    if (entries == null) {
+                        return false;
+                    }
+                    int at = firstLive(entries, 0, entries.length, expiredUpTo);
+                    if (at < entries.length) {
+                        first = Place.CHUNK;
+                        firstChunk = j;
+                        firstIndex = at;
+                        firstChunkEntries = entries;
+                        prior = head[HEADER + 2 * j + 1] + (at == 0 ? 0 : entries[at - 1]);
+                        return true;
+                    }
+                    if (j < gap - 1) {
+                        first = Place.CHUNK_START;
+                        firstChunk = j + 1;
+                        prior = head[HEADER + 2 * (j + 1) + 1];
+                        return true;
+                    }
+                    first = Place.OPEN;
+                    firstIndex = 0;
+                    prior = head[GAP_END];
+                    return true;
+                }
+                // The whole gap expired: its chunks are not needed any more.
+                first = Place.OPEN;
+                firstIndex = firstLive(head, openStart, head.length, expiredUpTo) - openStart;
+                prior = firstIndex == 0 ? head[GAP_END] : head[openStart + firstIndex - 1];
+                return true;
+            }
+            first = Place.OPEN;
+            firstIndex = firstLive(head, openStart, head.length, expiredUpTo) - openStart;
+            prior = firstIndex == 0 ? openPrior(head) : head[openStart + firstIndex - 1];
+            return true;
+        }
+
+        /** Gap chunk {@code j}'s entries as supplied, or {@code null}, noting that it is needed. */
+        private long @Nullable [] chunk(int j) {
+            long index = head[GAP_FIRST] + j;
+            long[] entries = chunks.apply(index);
+            if (entries == null) {
+                neededChunk = index;
+            } else if (entries.length != 2 * chunkEntries) {
+                throw new IllegalArgumentException("chunk " + index + " has " + entries.length + " longs, not "
+                        + 2 * chunkEntries);
+            }
+            return entries;
+        }
+
+        /**
+         * The time of the first entry whose running total is at least {@code target} (above the
+         * total before the first live entry, so it is live); {@link #NONE} when that needs a
+         * chunk not supplied.
+         */
+        private long timeOfFirstTotalAtLeast(long target) {
+            int loaded = (int) head[LOADED];
+            if (loaded > 0 && head[openStart - 1] >= target) {
+                return head[firstTotalAtLeast(head, loadedStart, openStart, target) - 1];
+            }
+            if (head[GAP_CHUNKS] > 0 && head[GAP_END] >= target) {
+                int i = 0;
+                while (i + 1 < gap && head[HEADER + 2 * (i + 1) + 1] < target) {
+                    i++;
+                }
+                long[] entries = chunk(i);
+                if (entries == null) {
+                    return NONE;
+                }
+                return entries[firstTotalAtLeast(entries, 0, entries.length, target - head[HEADER + 2 * i + 1]) - 1];
+            }
+            return head[firstTotalAtLeast(head, openStart, head.length, target) - 1];
+        }
+
+        /**
+         * The head without what expired before the first live entry: the loaded part from it,
+         * or the chunk it is in spliced in front of the rest of the gap, or, when the gap went,
+         * the open part from it; its pending flush dropped when the open part's first entry
+         * changed (its oldest entries expired), since the chunk named would not hold them.
+         */
+        private long[] trimmed() {
+            long[] keptLoaded;
+            int keptFrom;
+            switch (first) {
+                case LOADED -> {
+                    keptLoaded = Arrays.copyOfRange(head, loadedStart + firstIndex, openStart);
+                    keptFrom = 0;
+                }
+                case CHUNK -> {
+                    long chunkPrior = head[HEADER + 2 * firstChunk + 1];
+                    keptLoaded = new long[firstChunkEntries.length - firstIndex];
+                    for (int i = 0; i < keptLoaded.length; i += 2) {
+                        keptLoaded[i] = firstChunkEntries[firstIndex + i];
+                        keptLoaded[i + 1] = firstChunkEntries[firstIndex + i + 1] + chunkPrior;
+                    }
+                    keptFrom = firstChunk + 1;
+                }
+                case CHUNK_START -> {
+                    keptLoaded = NO_ENTRIES;
+                    keptFrom = firstChunk;
+                }
+                default -> {
+                    keptLoaded = NO_ENTRIES;
+                    keptFrom = gap;
+                }
+            }
+            int keptGap = gap - keptFrom;
+            int openFrom = first == Place.OPEN ? openStart + firstIndex : openStart;
+            int openLongs = head.length - openFrom;
+            long[] next = new long[HEADER + 2 * keptGap + keptLoaded.length + openLongs];
+            System.arraycopy(head, 0, next, 0, HEADER);
+            System.arraycopy(head, HEADER + 2 * keptFrom, next, HEADER, 2 * keptGap);
+            System.arraycopy(keptLoaded, 0, next, HEADER + 2 * keptGap, keptLoaded.length);
+            System.arraycopy(head, openFrom, next, HEADER + 2 * keptGap + keptLoaded.length, openLongs);
+            next[GAP_FIRST] = keptGap == 0 ? NONE : head[GAP_FIRST] + keptFrom;
+            next[GAP_CHUNKS] = keptGap;
+            next[LOADED] = keptLoaded.length / 2;
+            next[BASE] = prior;
+            int nextOpen = openStart(next);
+            if (next[PENDING] != NONE && (nextOpen == next.length || next[nextOpen] != next[PENDING_TIME])) {
+                next[PENDING] = NONE;
+                next[PENDING_TIME] = 0;
+            }
+            return next;
+        }
+    }
+
+    /** Where a head's first live entry is. */
+    private enum Place { LOADED, CHUNK, CHUNK_START, OPEN }
+
+    /**
+     * {@code head} with an admission's entry: added to its newest when {@code merge}, else
+     * appended; totals rebased when its base grew large.
+     */
+    private static long[] appended(long[] head, long entryTime, long newTotal, boolean merge) {
+        long[] next = merge ? head : Arrays.copyOf(head, head.length + 2);
+        if (!merge) {
+            next[next.length - 2] = entryTime;
+        }
+        next[next.length - 1] = newTotal;
+        long base = next[BASE];
+        if (base > SlidingLog.REBASE_ABOVE) {
+            // The gap's priors and every entry's total: at odd offsets from HEADER. A chunk holds
+            // its totals relative to its prior, so the chunks written stay as they are.
+            next[BASE] -= base;
+            next[GAP_END] -= base;
+            for (int i = HEADER + 1; i < next.length; i += 2) {
+                next[i] -= base;
+            }
+        }
+        return next;
+    }
+
+    /** The index of the first entry from {@code start} whose time is above {@code expiredUpTo}; {@code end} when none. */
+    private static int firstLive(long[] entries, int start, int end, long expiredUpTo) {
+        int low = 0;
+        int high = (end - start) / 2;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (entries[start + 2 * middle] <= expiredUpTo) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        return start + 2 * low;
+    }
+
+    /** The index of the total of the first entry from {@code start} whose total is at least {@code target}; one exists. */
+    private static int firstTotalAtLeast(long[] entries, int start, int end, long target) {
+        int low = 0;
+        int high = (end - start) / 2 - 1;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (entries[start + 2 * middle + 1] < target) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        return start + 2 * low + 1;
+    }
+}
