@@ -45,6 +45,13 @@ final class ChunkedLog {
     /** The tag of a head. */
     static final long TAG = SlidingLog.ID * 256 + 5;
 
+    /**
+     * The entries of a chunk in a grid store: a head then holds at most about 3 C entries and 2
+     * longs per chunk of its gap (about 4.6 KB at 10,000 permits, measured over a log at its
+     * limit's rate, where the whole log is 160 KB).
+     */
+    static final int CHUNK_ENTRIES = 64;
+
     private static final int BIRTH = 1;
     private static final int NEXT = 2;
     private static final int PENDING = 3;
@@ -124,9 +131,12 @@ final class ChunkedLog {
      * acknowledgement, or one of an earlier life of the key, changes nothing).
      */
     long[] acked(long[] head, Flush flush) {
-        long index = flush.index();
-        long firstTime = flush.entries()[0];
-        if (!isHead(head) || head[BIRTH] != flush.birth() || head[PENDING] != index
+        return acked(head, flush.birth(), flush.index(), flush.entries()[0]);
+    }
+
+    /** As {@link #acked(long[], Flush)}, for chunk {@code index} of the head made at {@code birth}, its first entry's time {@code firstTime}. */
+    long[] acked(long[] head, long birth, long index, long firstTime) {
+        if (!isHead(head) || head[BIRTH] != birth || head[PENDING] != index
                 || head[PENDING_TIME] != firstTime) {
             return head;
         }

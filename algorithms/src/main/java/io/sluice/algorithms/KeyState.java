@@ -34,6 +34,13 @@ public final class KeyState {
     /** Format 1: every state as variable-length integers. */
     static final byte FORMAT_VERSION_1 = 1;
 
+    /**
+     * Format 2 holding a sliding log kept as a head and chunks ({@link ChunkedLog}): a member of
+     * an earlier version refuses it (a store failure, counted) instead of reading the head as
+     * a fresh log, which would admit what its chunks hold.
+     */
+    static final byte FORMAT_VERSION_HEADS = 3;
+
     /** States of more longs than this are encoded as fixed-width longs (format 2). */
     static final int FIXED_WIDTH_ABOVE = 8;
 
@@ -44,6 +51,9 @@ public final class KeyState {
     private static final Object[] NO_LIMITS = {};
     private static final ByteBuffer[] NO_ENCODED = {};
     private static final long[] NO_EXPIRIES = {};
+
+    /** The sliding logs of grid stores that ask for chunks ({@link #tryAcquire(List, long, long, LogChunks)}). */
+    private static final ChunkedLog CHUNKED_LOG = new ChunkedLog(ChunkedLog.CHUNK_ENTRIES);
 
     /**
      * The limits' names, states and expiries, in parallel; a key has few limits, so a scan finds
@@ -89,7 +99,7 @@ public final class KeyState {
         Objects.requireNonNull(bytes, "bytes");
         Reader reader = new Reader(bytes);
         int version = reader.readByte();
-        if (version != FORMAT_VERSION && version != FORMAT_VERSION_1) {
+        if (version != FORMAT_VERSION && version != FORMAT_VERSION_1 && version != FORMAT_VERSION_HEADS) {
             throw new IllegalArgumentException("unknown KeyState format version: " + version);
         }
         int count = reader.readLength();
@@ -157,7 +167,7 @@ public final class KeyState {
             }
         }
         ByteBuffer out = ByteBuffer.allocate(length);
-        out.put(FORMAT_VERSION);
+        out.put(holdsHead() ? FORMAT_VERSION_HEADS : FORMAT_VERSION);
         writeUnsigned(out, size);
         for (int i = 0; i < size; i++) {
             writeUnsigned(out, nameBytes[i].length);
@@ -194,6 +204,18 @@ public final class KeyState {
             out.position(out.position() + Long.BYTES * count);
         }
         return out.array();
+    }
+
+    /** Whether a sliding log is kept as a head ({@link ChunkedLog}), decoded or still encoded. */
+    private boolean holdsHead() {
+        for (int i = 0; i < size; i++) {
+            ByteBuffer bytes = encoded(i);
+            if (ChunkedLog.isHead(state(i))
+                    || bytes != null && bytes.remaining() >= Long.BYTES && bytes.getLong(bytes.position()) == ChunkedLog.TAG) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** How many longs {@code state} is written as: a sliding log changed in place as its log of format 2. */
@@ -265,6 +287,101 @@ public final class KeyState {
             }
         }
         return decision;
+    }
+
+    /**
+     * As {@link #tryAcquire(List, long, long)}, for a grid store that keeps each long sliding
+     * log as a bounded head and chunks ({@link ChunkedLog}), so that an admission writes a
+     * bounded value: a sliding log of more than {@code 2 C} entries becomes a head, whose
+     * admissions ask {@code chunks} to {@linkplain LogChunks#flush flush} its oldest entries.
+     * Returns {@code null}, changing nothing, when a decision needs a chunk that {@code chunks}
+     * does not hold ({@link LogChunks#need} says which): the caller reads it and asks again.
+     *
+     * @throws IllegalArgumentException when {@code limits} is empty or {@code cost} is below 1
+     */
+    public @Nullable Decision tryAcquire(List<Limit> limits, long nowMicros, long cost, LogChunks chunks) {
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(chunks, "chunks");
+        if (limits.isEmpty()) {
+            throw new IllegalArgumentException("need at least one limit");
+        }
+        Checks.cost(cost);
+        dropExpired(nowMicros);
+        int count = limits.size();
+        ChunkedLog.Outcome[] logs = new ChunkedLog.Outcome[count];
+        Fold fold = new Fold();
+        for (int i = 0; i < count && !fold.costExceedsCapacity(); i++) {
+            Limit limit = limits.get(i);
+            int at = indexOf(limit.name());
+            if (limit.algorithm() instanceof SlidingLog) {
+                ChunkedLog.Outcome outcome = chunkedLog(limit, stateOf(at), nowMicros, cost, chunks);
+                if (outcome == null) {
+                    return null;
+                }
+                logs[i] = outcome;
+                fold.add(i, Objects.requireNonNull(outcome.transition(), "decided"));
+            } else {
+                fold.add(i, transition(limit, at, nowMicros, cost, NewState.NONE));
+            }
+        }
+        Decision decision = fold.decision(limits);
+        if (!decision.allowed()) {
+            return decision;
+        }
+        for (int i = 0; i < count; i++) {
+            // As in tryAcquire: charging one limit left the next one's state as the first pass
+            // read it; a sliding log's new state was made then.
+            Limit limit = limits.get(i);
+            int at = indexOf(limit.name());
+            ChunkedLog.Outcome log = logs[i];
+            if (log != null) {
+                Transition admitted = Objects.requireNonNull(log.transition(), "decided");
+                charge(at, limit.name(), admitted.resetAfterMicros(), log.state(), nowMicros);
+                ChunkedLog.Flush flush = log.flush();
+                if (flush != null) {
+                    chunks.flush(limit.name(), flush.birth(), flush.index(), flush.entries());
+                }
+            } else {
+                Transition admitted = transition(limit, at, nowMicros, cost, NewState.IN_PLACE);
+                charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
+            }
+        }
+        return decision;
+    }
+
+    /** A sliding log's outcome on {@code state}, its chunks read from {@code chunks}; {@code null} when one is needed. */
+    private static ChunkedLog.@Nullable Outcome chunkedLog(Limit limit, long @Nullable [] state, long nowMicros,
+                                                          long cost, LogChunks chunks) {
+        String name = limit.name();
+        long birth = ChunkedLog.birth(state);
+        ChunkedLog.Outcome outcome = CHUNKED_LOG.decide(state, nowMicros, limit, cost,
+                index -> chunks.chunk(name, birth, index));
+        if (outcome.needsChunk()) {
+            chunks.need(name, birth, outcome.neededChunk());
+            return null;
+        }
+        return outcome;
+    }
+
+    /**
+     * Records that the caller wrote chunk {@code index} of the sliding log of the limit named
+     * {@code limitName} whose head was made at {@code birth}, the chunk's first entry at
+     * {@code firstTime} ({@link LogChunks#flush}): the head drops those entries into its gap.
+     * Returns whether the state changed (so it must be stored): not for an acknowledgement
+     * that is stale, repeated, or of an earlier life of the log.
+     */
+    public boolean acked(String limitName, long birth, long index, long firstTime) {
+        int at = indexOf(Objects.requireNonNull(limitName, "limitName"));
+        if (at < 0) {
+            return false;
+        }
+        long[] head = Objects.requireNonNull(stateOf(at), "held");
+        long[] next = CHUNKED_LOG.acked(head, birth, index, firstTime);
+        if (next == head) {
+            return false;
+        }
+        setState(at, next);
+        return true;
     }
 
     /**

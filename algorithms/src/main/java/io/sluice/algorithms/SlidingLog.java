@@ -380,8 +380,18 @@ final class SlidingLog implements Probing {
         return first + 2 * low + 1;
     }
 
-    /** A state of format 1 as format 2 (running totals from a base of 0); the fresh log otherwise. */
+    /**
+     * A state of format 1 as format 2 (running totals from a base of 0); the fresh log otherwise.
+     *
+     * @throws IllegalStateException when it is a {@link ChunkedLog} head
+     */
     private static long[] fromFormat1(long[] state) {
+        if (ChunkedLog.isHead(state)) {
+            // Its oldest entries are in chunks only a grid store's caller reads: deciding without
+            // them would admit what they hold. A failure of the store instead, never a fresh log.
+            throw new IllegalStateException("a sliding log kept as a head and chunks is decided only with its chunks"
+                    + " (KeyState.tryAcquire with LogChunks)");
+        }
         if (!Checks.hasTag(state, TAG_V1) || state.length % 2 != 1) {
             return new long[] {TAG, 0};
         }
