@@ -103,6 +103,19 @@ public final class GridOperation {
         return new GridOperation(request.array(), false, LEASE);
     }
 
+    /**
+     * {@code decisions} (a decision or a {@linkplain #batch batch}) from a caller that handles
+     * the chunks of long sliding logs: sent with the acknowledgements of the chunks it wrote
+     * and the chunks it read ({@link GridChunks}), answered as a {@link GridChunks.Reply}.
+     */
+    static GridOperation withChunks(GridOperation decisions, List<GridChunks.Ack> acks,
+                                    List<GridChunks.Chunk> chunks) {
+        if (decisions.leasing || decisions.request[0] == GridChunks.CHUNKED_FORMAT) {
+            throw new IllegalArgumentException("only a decision or a batch is sent with chunks");
+        }
+        return new GridOperation(GridChunks.encode(decisions.request, acks, chunks), false, LEASE);
+    }
+
     /** A decision as a member reads it: {@link #request()}'s bytes. */
     public static GridOperation decisionOnWire(byte[] request) {
         return new GridOperation(request, false, LEASE);
@@ -138,7 +151,7 @@ public final class GridOperation {
      */
     public GridRequest.Outcome run(byte @Nullable [] stored, LongSupplier memberClock) {
         KeyState state = stored == null ? KeyState.empty() : KeyState.decode(stored);
-        return step(state, stored, memberClock).encoded(state);
+        return step(state, stored, memberClock, true).encoded(state);
     }
 
     /**
@@ -155,15 +168,24 @@ public final class GridOperation {
      * @throws IllegalArgumentException when the request cannot be read
      */
     public GridRequest.Outcome runInPlace(KeyState state, LongSupplier memberClock) {
-        GridRequest.Step step = step(state, null, memberClock);
+        GridRequest.Step step = step(state, null, memberClock, false);
         long ttlMicros = step.write() && !state.isEmpty() ? state.expiresAtMicros() - step.nowMicros() : 0;
         return new GridRequest.Outcome(step.reply(), step.write(), null, ttlMicros);
     }
 
-    /** The operation on {@code state}, decoded from {@code stored} or held in memory ({@code stored} null). */
-    private GridRequest.Step step(KeyState state, byte @Nullable [] stored, LongSupplier memberClock) {
+    /**
+     * The operation on {@code state}, decoded from {@code stored} or held in memory ({@code stored}
+     * null); a request with chunks keeps long sliding logs as heads and chunks when
+     * {@code chunked}, else as whole logs (a state held in memory is never encoded, so its log's
+     * admission is amortised O(1) already).
+     */
+    private GridRequest.Step step(KeyState state, byte @Nullable [] stored, LongSupplier memberClock,
+                                  boolean chunked) {
         if (!leasing && request.length > 0 && request[0] == BATCH_FORMAT) {
-            return runBatch(state, memberClock);
+            return decideInOrder(state, readBatch(request), memberClock, null);
+        }
+        if (!leasing && request.length > 0 && request[0] == GridChunks.CHUNKED_FORMAT) {
+            return runWithChunks(state, memberClock, chunked);
         }
         GridRequest decoded = GridRequest.decode(request);
         long now = decoded.usesMemberClock() ? memberClock.getAsLong() : decoded.callerNowMicros();
@@ -176,19 +198,40 @@ public final class GridOperation {
     }
 
     /**
-     * The batch's decisions on one {@link KeyState}, charged in place as a store's in-process
-     * state is, at the member's time read once (a batch is one operation under the key's lock).
-     * Every decision is read before the first is decided, so that a batch that cannot be read
-     * changes nothing.
+     * A request with chunks: its acknowledgements applied to {@code state} (when {@code chunked}),
+     * then its decisions in order up to the first that needs a chunk the caller did not send.
      */
-    private GridRequest.Step runBatch(KeyState state, LongSupplier memberClock) {
-        GridRequest[] decisions = readBatch();
+    private GridRequest.Step runWithChunks(KeyState state, LongSupplier memberClock, boolean chunked) {
+        GridChunks.Request sent = GridChunks.Request.decode(request);
+        byte[] decisions = sent.operation();
+        GridRequest[] decoded = decisions[0] == BATCH_FORMAT
+                ? readBatch(decisions) : new GridRequest[] {GridRequest.decode(decisions)};
+        GridChunks.OnOwner chunks = new GridChunks.OnOwner(sent);
+        boolean acked = chunked && sent.acknowledge(state);
+        GridRequest.Step step = decideInOrder(state, decoded, memberClock, chunked ? chunks : null);
+        long[] reply = chunks.reply(step.reply()).encode();
+        if (acked && !step.write()) {
+            long now = decoded[0].usesMemberClock() ? memberClock.getAsLong() : decoded[0].callerNowMicros();
+            return new GridRequest.Step(reply, true, now);
+        }
+        return new GridRequest.Step(reply, step.write(), step.nowMicros());
+    }
+
+    /**
+     * {@code decisions} on one {@link KeyState}, charged in place as a store's in-process state
+     * is, at the member's time read once (a batch is one operation under the key's lock); with
+     * {@code chunks}, long sliding logs are heads and chunks and the decisions stop before the
+     * first that needs a chunk. The reply is the decisions' replies, one after the other.
+     */
+    private static GridRequest.Step decideInOrder(KeyState state, GridRequest[] decisions, LongSupplier memberClock,
+                                                  GridChunks.@Nullable OnOwner chunks) {
         long[] replies = new long[decisions.length * GridReply.LENGTH];
         long memberNow = GridRequest.MEMBER_CLOCK;
         boolean write = false;
         long writtenAt = 0;
-        for (int i = 0; i < decisions.length; i++) {
-            GridRequest decoded = decisions[i];
+        int decided = 0;
+        for (; decided < decisions.length; decided++) {
+            GridRequest decoded = decisions[decided];
             long now = decoded.callerNowMicros();
             if (decoded.usesMemberClock()) {
                 if (memberNow == GridRequest.MEMBER_CLOCK) {
@@ -196,19 +239,29 @@ public final class GridOperation {
                 }
                 now = memberNow;
             }
-            Decision decision = state.tryAcquire(decoded.limits(), now, decoded.cost());
-            System.arraycopy(GridReply.encode(decision, decoded.limits()), 0, replies, i * GridReply.LENGTH,
+            Decision decision;
+            if (chunks == null) {
+                decision = state.tryAcquire(decoded.limits(), now, decoded.cost());
+            } else {
+                chunks.decision(decided, decoded.limits());
+                decision = state.tryAcquire(decoded.limits(), now, decoded.cost(), chunks);
+                if (decision == null) {
+                    break;
+                }
+            }
+            System.arraycopy(GridReply.encode(decision, decoded.limits()), 0, replies, decided * GridReply.LENGTH,
                     GridReply.LENGTH);
             if (decision.allowed()) {
                 write = true;
                 writtenAt = now;
             }
         }
-        return new GridRequest.Step(replies, write, writtenAt);
+        long[] reply = decided == decisions.length ? replies : Arrays.copyOf(replies, decided * GridReply.LENGTH);
+        return new GridRequest.Step(reply, write, writtenAt);
     }
 
     /** The decisions of this batch's request, each checked as {@link KeyState#tryAcquire} checks its arguments. */
-    private GridRequest[] readBatch() {
+    private static GridRequest[] readBatch(byte[] request) {
         try {
             ByteBuffer in = ByteBuffer.wrap(request, 1, request.length - 1);
             int count = in.getInt();
