@@ -7,6 +7,7 @@ import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -114,6 +115,26 @@ public final class GridOperation {
             throw new IllegalArgumentException("only a decision or a batch is sent with chunks");
         }
         return new GridOperation(GridChunks.encode(decisions.request, acks, chunks), false, LEASE);
+    }
+
+    /** The decisions of this decision (itself) or batch (its decisions), in order. */
+    List<GridOperation> decisions() {
+        if (leasing || request[0] == GridChunks.CHUNKED_FORMAT) {
+            throw new IllegalArgumentException("not a decision or a batch");
+        }
+        if (request[0] != BATCH_FORMAT) {
+            return List.of(this);
+        }
+        ByteBuffer in = ByteBuffer.wrap(request, 1, request.length - 1);
+        int count = in.getInt();
+        List<GridOperation> decisions = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int length = in.getInt();
+            decisions.add(new GridOperation(Arrays.copyOfRange(request, in.position(), in.position() + length),
+                    false, LEASE));
+            in.position(in.position() + length);
+        }
+        return decisions;
     }
 
     /** A decision as a member reads it: {@link #request()}'s bytes. */

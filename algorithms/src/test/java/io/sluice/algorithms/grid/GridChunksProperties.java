@@ -7,12 +7,14 @@ import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.KeyState;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
+import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -22,13 +24,14 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.statistics.Statistics;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decisions sent with chunks ({@link GridChunks}) and run on the owner's stored bytes, by a
- * caller that writes the chunks it is asked to, acknowledges them with its next request and
- * reads the chunks the owner needs: the same decisions as a whole log decided without chunks,
+ * Decisions sent with chunks ({@link GridChunks}) by a grid store's caller ({@link ChunkedSends})
+ * and run on the owner's stored bytes, the caller writing the chunks it is asked to (some writes
+ * failing), acknowledging them with its next request and reading the chunks the owner needs: the same decisions as a whole log decided without chunks,
  * singly and in batches that stop at the decision needing a chunk, with a bounded stored value.
  */
 class GridChunksProperties {
@@ -57,10 +60,11 @@ class GridChunksProperties {
 
     @Property(tries = 20, edgeCases = EdgeCasesMode.NONE)
     void decidesAsTheWholeLogWithABoundedValue(@ForAll("requests") List<Request> requests,
-                                               @ForAll boolean beside) {
+                                               @ForAll boolean beside,
+                                               @ForAll @IntRange(min = 0, max = 4) int failEvery) {
         List<Limit> limits = beside ? List.of(BUCKET, LOG) : List.of(LOG);
         KeyState whole = KeyState.empty();
-        Caller caller = new Caller(limits);
+        Caller caller = new Caller(limits, failEvery == 0 ? 0 : failEvery + 1);
         long now = EPOCH;
         int at = 0;
         while (at < requests.size()) {
@@ -79,6 +83,7 @@ class GridChunksProperties {
         assertThat(caller.largestValue).as("the largest value stored").isLessThan(6_000);
         Statistics.label("chunks read").collect(caller.reads == 0 ? "none" : caller.reads < 10 ? "1-9" : "10+");
         Statistics.label("chunks written").collect(caller.written.size() < 10 ? "0-9" : "10+");
+        Statistics.label("chunk writes failed").collect(caller.sends.failedWrites() > 0);
     }
 
     /** A request with chunks run in place keeps whole logs: the decisions of a plain one, nothing to write or read. */
@@ -101,7 +106,7 @@ class GridChunksProperties {
     /** A caller without chunks never reads a head as a fresh log, nor does an earlier member read a request with chunks. */
     @Example
     void aHeadAndARequestWithChunksAreRefusedByThoseWithoutChunks() {
-        Caller caller = new Caller(List.of(LOG));
+        Caller caller = new Caller(List.of(LOG), 0);
         long now = EPOCH;
         for (int i = 0; i < 300; i++) {
             now += 900;
@@ -142,66 +147,83 @@ class GridChunksProperties {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** A chunk the owner needs and the grid lost fails the decision, as the store being unavailable. */
+    @Example
+    void aMissingChunkIsTheStoreUnavailable() {
+        Caller caller = new Caller(List.of(LOG), 0);
+        long now = EPOCH;
+        for (int i = 0; i < 1_000; i++) {
+            now += 900;
+            caller.decide(List.of(1L), now);
+        }
+        assertThat(caller.written).isNotEmpty();
+        caller.written.clear();
+        long denied = now + 1;
+        assertThatThrownBy(() -> caller.decide(List.of(1L), denied)).hasCauseInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("missing");
+    }
+
     /**
-     * What a grid store's caller does: sends its decisions with the acknowledgements of the
-     * chunks it wrote since; writes the chunks it is asked to; on a need, reads the chunk and
-     * sends the decisions not made yet again, with it. The owner's value is kept as bytes.
+     * A grid store's caller ({@link ChunkedSends}) over an in-memory map of chunks that fails
+     * every {@code failEvery}-th write (0: none), and an owner whose value is kept as bytes.
      */
     private static final class Caller {
         private final List<Limit> limits;
         private final Map<String, long[]> written = new HashMap<>();
-        private final List<GridChunks.Ack> acks = new ArrayList<>();
+        private final ChunkedSends sends;
         private byte @Nullable [] stored;
         private int largestValue;
         private int reads;
+        private int writes;
 
-        Caller(List<Limit> limits) {
+        Caller(List<Limit> limits, int failEvery) {
             this.limits = limits;
+            this.sends = new ChunkedSends(new ChunkedSends.Chunks() {
+                @Override
+                public CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index) {
+                    reads++;
+                    return CompletableFuture.completedFuture(written.get(name(key, limit, birth, index)));
+                }
+
+                @Override
+                public CompletableFuture<?> write(String key, String limit, long birth, long index, long[] entries,
+                                                  long ttlMicros) {
+                    assertThat(ttlMicros).isEqualTo(LOG.periodMicros());
+                    if (failEvery > 0 && ++writes % failEvery == 0) {
+                        return CompletableFuture.failedFuture(new IllegalStateException("lost"));
+                    }
+                    long[] before = written.put(name(key, limit, birth, index), entries);
+                    assertThat(before == null || Arrays.equals(before, entries))
+                            .as("a chunk written again holds the same entries").isTrue();
+                    return CompletableFuture.completedFuture(null);
+                }
+            });
         }
 
         List<Decision> decide(List<Long> costs, long now) {
-            List<GridOperation> remaining = new ArrayList<>();
+            List<GridOperation> decisions = new ArrayList<>();
             for (long cost : costs) {
-                remaining.add(GridOperation.decide(limits, cost, now));
+                decisions.add(GridOperation.decide(limits, cost, now));
             }
-            List<GridChunks.Chunk> read = new ArrayList<>();
-            List<Decision> decisions = new ArrayList<>();
-            while (true) {
-                GridOperation decisionsSent = remaining.size() == 1 ? remaining.get(0) : GridOperation.batch(remaining);
-                GridOperation sent = GridOperation.withChunks(decisionsSent, List.copyOf(acks), read);
-                acks.clear();
-                GridRequest.Outcome outcome = GridOperation.decisionOnWire(sent.request()).run(stored, () -> 0);
+            GridOperation sent = decisions.size() == 1 ? decisions.get(0) : GridOperation.batch(decisions);
+            long[] replies = sends.send("k", sent, operation -> {
+                GridRequest.Outcome outcome = GridOperation.decisionOnWire(operation.request()).run(stored, () -> 0);
                 if (outcome.write()) {
                     stored = outcome.state();
                     largestValue = Math.max(largestValue, stored == null ? 0 : stored.length);
                 }
-                GridChunks.Reply reply = GridChunks.Reply.decode(outcome.reply(), remaining.size());
-                for (int i = 0; i < reply.decidedCount(); i++) {
-                    long[] one = Arrays.copyOfRange(reply.decided(), i * GridReply.LENGTH, (i + 1) * GridReply.LENGTH);
-                    decisions.add(GridReply.decode(one, limits));
-                }
-                for (GridChunks.Reply.Flush flush : reply.flushes()) {
-                    String limit = limits.get(flush.limit()).name();
-                    long[] before = written.put(name(limit, flush.birth(), flush.index()), flush.entries());
-                    assertThat(before == null || Arrays.equals(before, flush.entries()))
-                            .as("a chunk written again holds the same entries").isTrue();
-                    acks.add(new GridChunks.Chunk(limit, flush.birth(), flush.index(), flush.entries()).ack());
-                }
-                GridChunks.Reply.Needed needed = reply.needed();
-                if (needed == null) {
-                    return decisions;
-                }
-                String limit = limits.get(needed.limit()).name();
-                long[] chunk = written.get(name(limit, needed.birth(), needed.index()));
-                assertThat(chunk).as("the chunk needed was written").isNotNull();
-                read.add(new GridChunks.Chunk(limit, needed.birth(), needed.index(), chunk));
-                reads++;
-                remaining = remaining.subList(reply.decidedCount(), remaining.size());
+                return CompletableFuture.completedFuture(outcome.reply());
+            }).join();
+            List<Decision> answers = new ArrayList<>();
+            for (int i = 0; i < costs.size(); i++) {
+                answers.add(GridReply.decode(Arrays.copyOfRange(replies, i * GridReply.LENGTH,
+                        (i + 1) * GridReply.LENGTH), limits));
             }
+            return answers;
         }
 
-        private static String name(String limit, long birth, long index) {
-            return limit + "/" + birth + "/" + index;
+        private static String name(String key, String limit, long birth, long index) {
+            return key + "/" + limit + "/" + birth + "/" + index;
         }
     }
 }

@@ -1,0 +1,142 @@
+package io.sluice.algorithms.grid;
+
+import io.sluice.api.Limit;
+import io.sluice.api.StoreUnavailableException;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A grid store's caller side of the chunks of long sliding logs ({@link GridChunks}): sends a
+ * key's decisions with the acknowledgements of the chunks written for that key since its last
+ * send; writes the chunks the owner asks for, and acknowledges each once written; reads a chunk
+ * the owner needs and sends the decisions it has not made yet again, with it. Answers the plain
+ * replies of all the decisions, one after the other, as a batch's are.
+ *
+ * <p>A chunk that cannot be read (missing, or the grid failed) fails the send with a
+ * {@link StoreUnavailableException}: the decision cannot be made, and nothing changed. A chunk
+ * that cannot be written is counted and logged (at most once a minute) and never acknowledged:
+ * the owner keeps its entries and asks again with its next admission.
+ */
+final class ChunkedSends {
+
+    /** A grid's map of chunks, whose entries live on the owner of the key they belong to. */
+    interface Chunks {
+
+        /** The entries of the chunk, {@code null} when absent. */
+        CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index);
+
+        /** Writes the chunk, to live {@code ttlMicros} (a written chunk never changes). */
+        CompletableFuture<?> write(String key, String limit, long birth, long index, long[] entries, long ttlMicros);
+    }
+
+    private static final System.Logger LOGGER = System.getLogger(ChunkedSends.class.getName());
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final Chunks chunks;
+    /** The chunks written per key, not yet acknowledged to its owner. */
+    private final ConcurrentHashMap<String, List<GridChunks.Ack>> acks = new ConcurrentHashMap<>();
+    private final AtomicLong failedWrites = new AtomicLong();
+    private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
+
+    ChunkedSends(Chunks chunks) {
+        this.chunks = chunks;
+    }
+
+    /**
+     * Sends {@code decisions} (a decision or a batch) for {@code key} with {@code send}, and
+     * completes with the replies of all of them.
+     */
+    CompletableFuture<long[]> send(String key, GridOperation decisions,
+                                   Function<GridOperation, CompletableFuture<long[]>> send) {
+        return send(key, decisions.decisions(), List.of(), new long[0], send);
+    }
+
+    private CompletableFuture<long[]> send(String key, List<GridOperation> rest, List<GridChunks.Chunk> read,
+                                           long[] decidedBefore,
+                                           Function<GridOperation, CompletableFuture<long[]>> send) {
+        List<GridChunks.Ack> acknowledged = acks.remove(key);
+        GridOperation operation = GridOperation.withChunks(
+                rest.size() == 1 ? rest.get(0) : GridOperation.batch(rest),
+                acknowledged == null ? List.of() : acknowledged, read);
+        return send.apply(operation).thenCompose(answer -> {
+            GridChunks.Reply reply = GridChunks.Reply.decode(answer, rest.size());
+            for (GridChunks.Reply.Flush flush : reply.flushes()) {
+                write(key, limitOf(rest.get(flush.decision()), flush.limit()), flush);
+            }
+            long[] decided = concat(decidedBefore, reply.decided());
+            GridChunks.Reply.Needed needed = reply.needed();
+            if (needed == null) {
+                return CompletableFuture.completedFuture(decided);
+            }
+            String limit = limitOf(rest.get(needed.decision()), needed.limit()).name();
+            List<GridOperation> undecided = rest.subList(reply.decidedCount(), rest.size());
+            return chunks.read(key, limit, needed.birth(), needed.index()).thenCompose(entries -> {
+                if (entries == null) {
+                    throw new StoreUnavailableException("chunk " + needed.index() + " of the sliding log of limit "
+                            + limit + " (made at " + needed.birth() + ") of key " + key
+                            + " is missing: its member left before a backup held it?");
+                }
+                List<GridChunks.Chunk> withIt = new ArrayList<>(read);
+                withIt.add(new GridChunks.Chunk(limit, needed.birth(), needed.index(), entries));
+                return send(key, undecided, withIt, decided, send);
+            });
+        });
+    }
+
+    /**
+     * Writes a chunk the owner asked for, then acknowledges it: to live one period from its
+     * write, which is enough, since the owner reads a chunk only while one of its entries is
+     * live (see docs/algorithms.md) and all were made before the write.
+     */
+    private void write(String key, Limit limit, GridChunks.Reply.Flush flush) {
+        GridChunks.Chunk chunk = new GridChunks.Chunk(limit.name(), flush.birth(), flush.index(), flush.entries());
+        chunks.write(key, chunk.limit(), chunk.birth(), chunk.index(), chunk.entries(), limit.periodMicros())
+                .whenComplete((written, failure) -> {
+                    if (failure == null) {
+                        acks.merge(key, List.of(chunk.ack()), ChunkedSends::concat);
+                    } else {
+                        failedWrite(chunk, key, failure);
+                    }
+                });
+    }
+
+    private void failedWrite(GridChunks.Chunk chunk, String key, Throwable failure) {
+        failedWrites.incrementAndGet();
+        long now = System.nanoTime();
+        long next = nextLogNanos.get();
+        if (now - next >= 0 && nextLogNanos.compareAndSet(next, now + LOG_INTERVAL_NANOS)) {
+            LOGGER.log(Level.WARNING, "writing " + chunk + " of key " + key + " failed (" + failedWrites.get()
+                    + " chunk writes failed so far; logged at most once a minute); its owner keeps the entries"
+                    + " and asks again", failure);
+        }
+    }
+
+    /** How many chunk writes failed (each counted, the owner asked again). */
+    long failedWrites() {
+        return failedWrites.get();
+    }
+
+    private static Limit limitOf(GridOperation decision, int index) {
+        return GridRequest.decode(decision.request()).limits().get(index);
+    }
+
+    private static <T> List<T> concat(List<T> first, List<T> second) {
+        List<T> both = new ArrayList<>(first);
+        both.addAll(second);
+        return List.copyOf(both);
+    }
+
+    private static long[] concat(long[] first, long[] second) {
+        long[] both = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, both, first.length, second.length);
+        return both;
+    }
+}
