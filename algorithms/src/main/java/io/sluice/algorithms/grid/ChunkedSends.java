@@ -27,26 +27,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class ChunkedSends {
 
-    /** A grid's map of chunks, whose entries live on the owner of the key they belong to. */
-    interface Chunks {
-
-        /** The entries of the chunk, {@code null} when absent. */
-        CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index);
-
-        /** Writes the chunk, to live {@code ttlMicros} (a written chunk never changes). */
-        CompletableFuture<?> write(String key, String limit, long birth, long index, long[] entries, long ttlMicros);
-    }
-
     private static final System.Logger LOGGER = System.getLogger(ChunkedSends.class.getName());
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final Chunks chunks;
+    private final GridStore.ChunkCalls chunks;
     /** The chunks written per key, not yet acknowledged to its owner. */
     private final ConcurrentHashMap<String, List<GridChunks.Ack>> acks = new ConcurrentHashMap<>();
     private final AtomicLong failedWrites = new AtomicLong();
     private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
 
-    ChunkedSends(Chunks chunks) {
+    ChunkedSends(GridStore.ChunkCalls chunks) {
         this.chunks = chunks;
     }
 

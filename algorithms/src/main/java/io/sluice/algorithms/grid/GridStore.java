@@ -67,6 +67,21 @@ public final class GridStore implements Store, InstanceCount {
         }
     }
 
+    /**
+     * A grid's map of the chunks of long sliding logs ({@link io.sluice.algorithms.LogChunks}),
+     * whose entries live on the member that owns the key they belong to. A store given one
+     * keeps each long sliding log as a bounded head in the key's value and its older entries
+     * in chunks, so that an admission writes a bounded value (see docs/algorithms.md).
+     */
+    public interface ChunkCalls {
+
+        /** The entries of the chunk {@code index} of {@code limit}'s log of {@code key} made at {@code birth}; {@code null} when absent. */
+        CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index);
+
+        /** Writes that chunk, to live {@code ttlMicros} (a written chunk never changes). */
+        CompletableFuture<?> write(String key, String limit, long birth, long index, long[] entries, long ttlMicros);
+    }
+
     /** A limit no request fits (cost 2 against a burst of 1): warming up with it writes nothing. */
     private static final Limit WARM_UP = Limit.of(Algorithms.TOKEN_BUCKET, 1, Duration.ofSeconds(1))
             .named("sluice-warm-up");
@@ -81,33 +96,46 @@ public final class GridStore implements Store, InstanceCount {
     private final @Nullable Heartbeat heartbeat;
     /** {@link #tryAcquireAndWait}'s calls, coalesced per key while one is out. */
     private final SameKeyDecisions sameKey;
+    /** The decisions' sends with the chunks of long sliding logs; {@code null} when the grid keeps whole logs. */
+    private final @Nullable ChunkedSends chunked;
 
     /**
      * A store whose calls are {@code onOwner}, made on {@code calls}, at the owners' times, or at
      * {@code testClock}'s when a test gave one; {@link #tryAcquireAndWait} starts its call with
      * {@code start}, when given, on the caller's thread and waits there. {@code heartbeat}, when
      * counting instances is on, is closed with the store; {@code description} is what
-     * {@link #toString} says.
+     * {@link #toString} says. With {@code chunks}, decisions keep long sliding logs as heads
+     * and chunks ({@link ChunkCalls}); without, as whole logs.
      */
     public GridStore(String description, GridCalls calls, OnOwner onOwner, @Nullable StartOnOwner start,
-                     @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
+                     @Nullable ChunkCalls chunks, @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
         this.description = description;
         this.calls = calls;
         this.onOwner = onOwner;
         this.testClock = testClock;
         this.capabilities = new StoreCapabilities(true, true, true, true, false, calls.timeout());
         this.heartbeat = heartbeat;
+        ChunkedSends sends = chunks == null ? null : new ChunkedSends(chunks);
+        this.chunked = sends;
         this.sameKey = new SameKeyDecisions(calls, new SameKeyDecisions.Sender() {
             @Override
             public CompletableFuture<long[]> start(String key, GridOperation operation) {
-                CompletableFuture<long[]> started = start == null ? null : start.start(key, operation);
-                return started != null ? started : run(key, operation);
+                return sends == null ? startOne(key, operation)
+                        : sends.send(key, operation, sent -> startOne(key, sent));
             }
 
             @Override
             public GridCalls.Started<long[]> startAlone(String key, GridOperation operation) {
+                if (sends != null) {
+                    return GridCalls.Started.of(this.start(key, operation));
+                }
                 GridCalls.Started<long[]> started = start == null ? null : start.startAlone(key, operation);
                 return started != null ? started : GridCalls.Started.of(run(key, operation));
+            }
+
+            private CompletableFuture<long[]> startOne(String key, GridOperation operation) {
+                CompletableFuture<long[]> started = start == null ? null : start.start(key, operation);
+                return started != null ? started : run(key, operation);
             }
         }, SameKeyDecisions.GATHER);
     }
@@ -137,7 +165,7 @@ public final class GridStore implements Store, InstanceCount {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return run(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
+        return decide(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
     }
 
     /**
@@ -200,6 +228,12 @@ public final class GridStore implements Store, InstanceCount {
         } catch (RuntimeException e) {
             return e.getCause() != null ? e.getCause() : e;
         }
+    }
+
+    /** A decision's call, with the chunks of long sliding logs when the grid keeps them. */
+    private CompletableFuture<long[]> decide(String key, GridOperation operation) {
+        ChunkedSends sends = chunked;
+        return sends == null ? run(key, operation) : sends.send(key, operation, sent -> run(key, sent));
     }
 
     private CompletableFuture<long[]> run(String key, GridOperation operation) {

@@ -178,7 +178,7 @@ class GridChunksProperties {
 
         Caller(List<Limit> limits, int failEvery) {
             this.limits = limits;
-            this.sends = new ChunkedSends(new ChunkedSends.Chunks() {
+            this.sends = new ChunkedSends(new GridStore.ChunkCalls() {
                 @Override
                 public CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index) {
                     reads++;

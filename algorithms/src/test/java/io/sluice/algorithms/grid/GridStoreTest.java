@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,7 +46,7 @@ class GridStoreTest {
     void aStartedCallIsMadeAndWaitedForOnTheCallersThread() {
         try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
                 this::runOnOwner, (key, operation) -> CompletableFuture.completedFuture(runOnOwner(key, operation)),
-                () -> NOW, null)) {
+                null, () -> NOW, null)) {
             assertDecidedAsTheReferenceDoes(store, "started");
             assertThat(ranOn.get("started")).isSameAs(Thread.currentThread());
         }
@@ -53,10 +55,50 @@ class GridStoreTest {
     @Test
     void aCallTheStoreCannotStartIsMadeOnThePoolAndWaitedFor() {
         try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
-                this::runOnOwner, (key, operation) -> null, () -> NOW, null)) {
+                this::runOnOwner, (key, operation) -> null, null, () -> NOW, null)) {
             assertDecidedAsTheReferenceDoes(store, "pooled");
             assertThat(ranOn.get("pooled")).isNotSameAs(Thread.currentThread());
         }
+    }
+
+    /**
+     * A store given a map of chunks: a long sliding log's decisions, waited for or not, are the
+     * whole log's, and the owner's value stays a bounded head.
+     */
+    @Test
+    void withChunksALongLogDecidesAsTheWholeLogWithABoundedValue() {
+        Map<String, long[]> chunks = new ConcurrentHashMap<>();
+        GridStore.ChunkCalls chunkCalls = new GridStore.ChunkCalls() {
+            @Override
+            public CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index) {
+                return CompletableFuture.completedFuture(chunks.get(key + "/" + limit + "/" + birth + "/" + index));
+            }
+
+            @Override
+            public CompletableFuture<?> write(String key, String limit, long birth, long index, long[] entries,
+                                              long ttlMicros) {
+                chunks.put(key + "/" + limit + "/" + birth + "/" + index, entries);
+                return CompletableFuture.completedFuture(null);
+            }
+        };
+        List<Limit> log = List.of(Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofSeconds(1)).named("log"));
+        AtomicLong now = new AtomicLong(NOW);
+        KeyState reference = KeyState.empty();
+        int largest = 0;
+        try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+                this::runOnOwner, (key, operation) -> CompletableFuture.completedFuture(runOnOwner(key, operation)),
+                chunkCalls, now::get, null)) {
+            for (int i = 0; i < 3_000; i++) {
+                now.addAndGet(900);
+                Decision expected = reference.tryAcquire(log, now.get(), 1);
+                Decision actual = i % 2 == 0 ? store.tryAcquireAndWait("log", log, 1)
+                        : store.tryAcquire("log", log, 1).toCompletableFuture().join();
+                assertThat(actual).as("decision %s", i).isEqualTo(expected);
+                largest = Math.max(largest, owned.get("log").length);
+            }
+        }
+        assertThat(chunks).isNotEmpty();
+        assertThat(largest).as("the largest value stored").isLessThan(6_000);
     }
 
     private static void assertDecidedAsTheReferenceDoes(GridStore store, String key) {

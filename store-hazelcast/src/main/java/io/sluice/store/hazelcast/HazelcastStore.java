@@ -216,7 +216,8 @@ public final class HazelcastStore {
                     ? HazelcastHeartbeat.start(instance, mapName, heartbeatInterval, clock) : null;
             MapCalls owners = new MapCalls(instance, mapName);
             GridCalls calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
-            GridStore store = new GridStore("HazelcastStore[" + calls + "]", calls, owners, owners, clock, heartbeat);
+            GridStore store = new GridStore("HazelcastStore[" + calls + "]", calls, owners, owners, null, clock,
+                    heartbeat);
             Throwable failure = store.warmUp(owners.warmUpKeys(), WARM_UP_PATIENCE);
             if (failure != null) {
                 LOGGER.log(System.Logger.Level.WARNING, "the Hazelcast store on map '" + mapName

@@ -201,7 +201,7 @@ public final class IgniteStore {
             GridCalls calls = new GridCalls("the Ignite cache '" + cacheName + "'", timeout, concurrency);
             CacheCalls primaries = new CacheCalls(cache, calls);
             GridStore store = new GridStore("IgniteStore[cache " + cacheName + ", timeout " + timeout + "]",
-                    calls, primaries, primaries, testClock, heartbeat);
+                    calls, primaries, primaries, null, testClock, heartbeat);
             Throwable failure = store.warmUp(primaries.warmUpKeys(ignite), WARM_UP_PATIENCE);
             if (failure != null) {
                 LOGGER.log(System.Logger.Level.WARNING, "the Ignite store on cache '" + cacheName
