@@ -91,6 +91,15 @@ public final class KeyState {
     }
 
     /**
+     * Whether {@code encoded}, what {@link #encode()} wrote, keeps a sliding log as a head whose
+     * older entries are in chunks: such a state can only be decided with its chunks at hand
+     * ({@link #tryAcquire(List, long, long, LogChunks)}), never held as a whole log.
+     */
+    public static boolean holdsHeads(byte[] encoded) {
+        return encoded.length > 0 && encoded[0] == FORMAT_VERSION_HEADS;
+    }
+
+    /**
      * Reads what {@link #encode()} wrote.
      *
      * @throws IllegalArgumentException when the bytes are not an encoding of a known version

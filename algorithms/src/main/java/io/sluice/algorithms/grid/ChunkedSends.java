@@ -42,16 +42,22 @@ final class ChunkedSends {
 
     /**
      * Sends {@code decisions} (a decision or a batch) for {@code key} with {@code send}, and
-     * completes with the replies of all of them.
+     * completes with the replies of all of them. The decisions left undecided for want of a
+     * chunk go again, with it, by {@code resend}: called on the thread that read the chunk, or
+     * that received the answer, which may be a grid's thread that must not make a remote call
+     * (Hazelcast's response threads refuse), so {@code resend} has to hand the call to a thread
+     * of the store.
      */
     CompletableFuture<long[]> send(String key, GridOperation decisions,
-                                   Function<GridOperation, CompletableFuture<long[]>> send) {
-        return send(key, decisions.decisions(), List.of(), new long[0], send);
+                                   Function<GridOperation, CompletableFuture<long[]>> send,
+                                   Function<GridOperation, CompletableFuture<long[]>> resend) {
+        return send(key, decisions.decisions(), List.of(), new long[0], send, resend);
     }
 
     private CompletableFuture<long[]> send(String key, List<GridOperation> rest, List<GridChunks.Chunk> read,
                                            long[] decidedBefore,
-                                           Function<GridOperation, CompletableFuture<long[]>> send) {
+                                           Function<GridOperation, CompletableFuture<long[]>> send,
+                                           Function<GridOperation, CompletableFuture<long[]>> resend) {
         List<GridChunks.Ack> acknowledged = acks.remove(key);
         GridOperation operation = GridOperation.withChunks(
                 rest.size() == 1 ? rest.get(0) : GridOperation.batch(rest),
@@ -76,7 +82,7 @@ final class ChunkedSends {
                 }
                 List<GridChunks.Chunk> withIt = new ArrayList<>(read);
                 withIt.add(new GridChunks.Chunk(limit, needed.birth(), needed.index(), entries));
-                return send(key, undecided, withIt, decided, send);
+                return send(key, undecided, withIt, decided, resend, resend);
             });
         });
     }

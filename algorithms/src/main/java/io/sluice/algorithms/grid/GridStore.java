@@ -121,7 +121,7 @@ public final class GridStore implements Store, InstanceCount {
             @Override
             public CompletableFuture<long[]> start(String key, GridOperation operation) {
                 return sends == null ? startOne(key, operation)
-                        : sends.send(key, operation, sent -> startOne(key, sent));
+                        : sends.send(key, operation, sent -> startOne(key, sent), sent -> run(key, sent));
             }
 
             @Override
@@ -233,7 +233,7 @@ public final class GridStore implements Store, InstanceCount {
     /** A decision's call, with the chunks of long sliding logs when the grid keeps them. */
     private CompletableFuture<long[]> decide(String key, GridOperation operation) {
         ChunkedSends sends = chunked;
-        return sends == null ? run(key, operation) : sends.send(key, operation, sent -> run(key, sent));
+        return sends == null ? run(key, operation) : sends.send(key, operation, sent -> run(key, sent), sent -> run(key, sent));
     }
 
     private CompletableFuture<long[]> run(String key, GridOperation operation) {

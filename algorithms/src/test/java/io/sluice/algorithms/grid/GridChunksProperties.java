@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -206,14 +207,21 @@ class GridChunksProperties {
                 decisions.add(GridOperation.decide(limits, cost, now));
             }
             GridOperation sent = decisions.size() == 1 ? decisions.get(0) : GridOperation.batch(decisions);
-            long[] replies = sends.send("k", sent, operation -> {
+            Function<GridOperation, CompletableFuture<long[]>> onOwner = operation -> {
                 GridRequest.Outcome outcome = GridOperation.decisionOnWire(operation.request()).run(stored, () -> 0);
                 if (outcome.write()) {
                     stored = outcome.state();
                     largestValue = Math.max(largestValue, stored == null ? 0 : stored.length);
                 }
                 return CompletableFuture.completedFuture(outcome.reply());
-            }).join();
+            };
+            int[] firstSends = new int[1];
+            long[] replies = sends.send("k", sent, operation -> {
+                firstSends[0]++;
+                return onOwner.apply(operation);
+            }, onOwner).join();
+            // What goes again after a chunk was read goes by the resend, never the first send.
+            assertThat(firstSends[0]).isEqualTo(1);
             List<Decision> answers = new ArrayList<>();
             for (int i = 0; i < costs.size(); i++) {
                 answers.add(GridReply.decode(Arrays.copyOfRange(replies, i * GridReply.LENGTH,

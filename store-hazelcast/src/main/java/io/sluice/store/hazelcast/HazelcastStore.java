@@ -216,7 +216,8 @@ public final class HazelcastStore {
                     ? HazelcastHeartbeat.start(instance, mapName, heartbeatInterval, clock) : null;
             MapCalls owners = new MapCalls(instance, mapName);
             GridCalls calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
-            GridStore store = new GridStore("HazelcastStore[" + calls + "]", calls, owners, owners, null, clock,
+            ChunkMap chunks = new ChunkMap(instance, mapName, calls, clock == null);
+            GridStore store = new GridStore("HazelcastStore[" + calls + "]", calls, owners, owners, chunks, clock,
                     heartbeat);
             Throwable failure = store.warmUp(owners.warmUpKeys(), WARM_UP_PATIENCE);
             if (failure != null) {

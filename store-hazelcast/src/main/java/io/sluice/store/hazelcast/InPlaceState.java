@@ -61,7 +61,8 @@ final class InPlaceState implements IdentifiedDataSerializable {
     /**
      * The value of {@code entry} to run an operation on in place: the entry's value when it
      * is one; else, when the map keeps its values as objects, holds more than
-     * {@code longerThan} bytes for the entry (a state larger than its replay) and
+     * {@code longerThan} bytes for the entry (a state larger than its replay) and no
+     * sliding log kept as a head ({@link KeyState#holdsHeads}), and
      * {@code member} keeps states in place ({@link #keptBy}), a new one of those bytes
      * decoded, which the operation's write then stores; else {@code null}, and the operation
      * runs on the bytes. Call it before anything reads the entry's value.
@@ -77,7 +78,10 @@ final class InPlaceState implements IdentifiedDataSerializable {
         if (stored instanceof InPlaceState held) {
             return held;
         }
+        // A state kept as heads and chunks (written while the member kept no state in place)
+        // stays bytes: in place, its logs could not read their chunks.
         if (keepsObjects && stored instanceof byte[] bytes && bytes.length > longerThan
+                && !KeyState.holdsHeads(bytes)
                 && (member == null || keptBy(member.getConfig()))) {
             return new InPlaceState(KeyState.decode(bytes));
         }

@@ -5,8 +5,8 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Creates this store's entry processors, and its long states' values in {@code OBJECT} maps,
- * when a member reads them. Registered under
+ * Creates this store's entry processors, its long states' values in {@code OBJECT} maps and
+ * the keys of its long sliding logs' chunks when a member reads them. Registered under
  * {@link #FACTORY_ID} by {@link HazelcastStore#configureSerialization} or by a member's
  * declarative configuration (Hazelcast instantiates it by its name).
  */
@@ -33,6 +33,11 @@ final class ProcessorFactory implements DataSerializableFactory {
      * map of a member that allows it holds one ({@link HazelcastStore#STATE_IN_PLACE_PROPERTY}).
      */
     static final int IN_PLACE_STATE = 7;
+    /**
+     * {@link ChunkKey} (since 2026-12-03): a key of the map of a long sliding log's chunks,
+     * which only a store of this version writes.
+     */
+    static final int CHUNK_KEY = 8;
 
     @Override
     public @Nullable IdentifiedDataSerializable create(int typeId) {
@@ -49,6 +54,8 @@ final class ProcessorFactory implements DataSerializableFactory {
                 return new ReplayOnBackup();
             case IN_PLACE_STATE:
                 return new InPlaceState();
+            case CHUNK_KEY:
+                return new ChunkKey();
             default:
                 // Hazelcast turns null into an error naming the factory and the type id.
                 return null;

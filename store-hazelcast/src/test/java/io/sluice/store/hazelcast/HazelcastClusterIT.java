@@ -12,6 +12,7 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.KeyState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
@@ -172,6 +173,32 @@ class HazelcastClusterIT {
             byte[] backups = backup.<String, byte[]>getMap(map).get(key);
             assertThat(backups).isEqualTo(owners);
         }
+    }
+
+    /**
+     * A long sliding log in a {@code BINARY} map (the default) is kept as a bounded head in the
+     * key's entry and its older entries in chunks in {@code <map>.chunks}: limiters on every
+     * member and a client, none of them the owner but one, admit exactly its limit, and the
+     * backup, replaying each request with its chunks and acknowledgements, holds the owner's head.
+     */
+    @Test
+    void aLongSlidingLogInABinaryMapKeepsABoundedHeadThatItsBackupHoldsToo() throws Exception {
+        String key = cluster.keyOwnedBy(members.get(1), "chunked-log");
+        String map = "backups-chunked";
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofHours(1));
+        List<RateLimiter> limiters = limitersEverywhere(map, null, List.of(log));
+
+        List<Decision> decisions = hammer(limiters, key, 3_000);
+
+        assertThat(decisions).noneMatch(d -> d.reason() == Decision.Reason.STORE_UNAVAILABLE);
+        assertThat(decisions).filteredOn(Decision::allowed).hasSize(1_000);
+        HazelcastInstance owner = cluster.owner(key);
+        byte[] owners = owner.<String, byte[]>getMap(map).get(key);
+        // The whole log of 1,000 entries is 16,000 bytes and more.
+        assertThat(KeyState.holdsHeads(owners)).isTrue();
+        assertThat(owners.length).isLessThan(6_000);
+        assertThat(owner.getMap(map + ".chunks").size()).isPositive();
+        assertThat(backupHolder(owner, map).<String, byte[]>getMap(map).get(key)).isEqualTo(owners);
     }
 
     /**

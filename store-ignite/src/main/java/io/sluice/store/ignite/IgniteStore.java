@@ -200,8 +200,9 @@ public final class IgniteStore {
                     ? IgniteHeartbeat.start(ignite, cacheName, backups, heartbeatInterval, testClock) : null;
             GridCalls calls = new GridCalls("the Ignite cache '" + cacheName + "'", timeout, concurrency);
             CacheCalls primaries = new CacheCalls(cache, calls);
+            ChunkCache chunks = new ChunkCache(ignite.getOrCreateCache(chunksConfiguration()), calls, testClock == null);
             GridStore store = new GridStore("IgniteStore[cache " + cacheName + ", timeout " + timeout + "]",
-                    calls, primaries, primaries, null, testClock, heartbeat);
+                    calls, primaries, primaries, chunks, testClock, heartbeat);
             Throwable failure = store.warmUp(primaries.warmUpKeys(ignite), WARM_UP_PATIENCE);
             if (failure != null) {
                 LOGGER.log(System.Logger.Level.WARNING, "the Ignite store on cache '" + cacheName
@@ -247,6 +248,21 @@ public final class IgniteStore {
                     .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
                     .setBackups(backups)
                     .setExpiryPolicyFactory(StateExpiry.FACTORY)
+                    .setEagerTtl(true)
+                    .setStatisticsEnabled(false);
+        }
+
+        /**
+         * The cache of the chunks of long sliding logs, {@code <cache>.chunks}: as the states' but
+         * with no expiry policy of its own, since each chunk is written with its expiry.
+         */
+        private CacheConfiguration<ChunkKey, long[]> chunksConfiguration() {
+            return new CacheConfiguration<ChunkKey, long[]>(cacheName + ".chunks")
+                    .setCacheMode(CacheMode.PARTITIONED)
+                    .setAtomicityMode(CacheAtomicityMode.ATOMIC)
+                    // Full sync: a chunk is acknowledged to its head only once its backups hold it.
+                    .setWriteSynchronizationMode(CacheWriteSynchronizationMode.FULL_SYNC)
+                    .setBackups(backups)
                     .setEagerTtl(true)
                     .setStatisticsEnabled(false);
         }

@@ -134,6 +134,32 @@ class IgniteStoreClusterIT {
         }
     }
 
+    /**
+     * A long sliding log is kept as a bounded head in the key's entry and its older entries in
+     * chunks in {@code <cache>.chunks}, and decides as the whole log, from every node, across
+     * several periods (chunks read back while they hold live entries); the backup holds the
+     * primary's head.
+     */
+    @Test
+    void aLongSlidingLogKeepsABoundedHeadAndDecidesAsTheWholeLog() {
+        List<Limit> limits = List.of(Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofSeconds(10)).named("long"));
+        String key = "long-log";
+        Random random = new Random(10);
+        KeyState reference = KeyState.empty();
+        for (int step = 0; step < 4_000; step++) {
+            clock.advanceMicros(random.nextInt(20_000));
+            Store store = stores.get(random.nextInt(stores.size()));
+            Decision expected = reference.tryAcquire(limits, clock.nowMicros(), 1);
+            assertThat(decide(store, key, limits, 1)).as("step %d", step).isEqualTo(expected);
+        }
+        byte[] primary = peek(key, CachePeekMode.PRIMARY);
+        // The whole log of 1,000 entries is 16,000 bytes and more.
+        assertThat(KeyState.holdsHeads(primary)).isTrue();
+        assertThat(primary.length).isLessThan(6_000);
+        assertThat(peek(key, CachePeekMode.BACKUP)).isEqualTo(primary);
+        assertThat(nodes.get(0).cache(IgniteStore.DEFAULT_CACHE_NAME + ".chunks").size()).isPositive();
+    }
+
     @Test
     void backupsHoldThePrimarysStateAndIdleKeysExpire() throws Exception {
         Store memberClockStore = IgniteStore.builder(nodes.get(0)).timeout(Duration.ofSeconds(10)).build();
