@@ -85,6 +85,19 @@ public final class HazelcastStore {
      */
     public static final String STATE_IN_PLACE_PROPERTY = "sluice.hazelcast.state-in-place";
 
+    /**
+     * A store's property (its member's configuration's {@code properties}, or a system property
+     * of its JVM, a client's included): {@code false} makes the store send its decisions without
+     * the chunks of long sliding logs, which keeps each log whole in its key's entry, as versions
+     * before 2026-12-03 did, instead of as a bounded head there and its older entries in the map
+     * {@code <map>.chunks} (see docs/stores/hazelcast.md). Set it on the stores of this version
+     * while members of an earlier version, which refuse a request with chunks, are in the cluster
+     * (a rolling upgrade), from before the first member of this version joins: a log kept as a
+     * head cannot be decided without its chunks (a store failure). Unset, or any other value:
+     * chunks are on.
+     */
+    public static final String LOG_CHUNKS_PROPERTY = "sluice.hazelcast.log-chunks";
+
     /** How long {@link Builder#build()} waits for its warm-up decisions at most. */
     static final Duration WARM_UP_PATIENCE = Duration.ofSeconds(10);
 
@@ -216,7 +229,7 @@ public final class HazelcastStore {
                     ? HazelcastHeartbeat.start(instance, mapName, heartbeatInterval, clock) : null;
             MapCalls owners = new MapCalls(instance, mapName);
             GridCalls calls = new GridCalls("the Hazelcast map '" + mapName + "'", timeout, concurrency);
-            ChunkMap chunks = new ChunkMap(instance, mapName, calls, clock == null);
+            ChunkMap chunks = sendsChunks() ? new ChunkMap(instance, mapName, calls, clock == null) : null;
             GridStore store = new GridStore("HazelcastStore[" + calls + "]", calls, owners, owners, chunks, clock,
                     heartbeat);
             Throwable failure = store.warmUp(owners.warmUpKeys(), WARM_UP_PATIENCE);
@@ -225,6 +238,14 @@ public final class HazelcastStore {
                         + "' could not warm up; its first decisions may fail until the cluster answers", failure);
             }
             return store;
+        }
+
+        /** Whether the store sends the chunks of long sliding logs ({@link #LOG_CHUNKS_PROPERTY}). */
+        private boolean sendsChunks() {
+            // A member's configuration falls back to the JVM's system properties itself.
+            String configured = instance.getLocalEndpoint() instanceof Member
+                    ? instance.getConfig().getProperty(LOG_CHUNKS_PROPERTY) : System.getProperty(LOG_CHUNKS_PROPERTY);
+            return !"false".equals(configured);
         }
 
         private void checkFactoryRegistered() {

@@ -24,6 +24,12 @@ import org.jspecify.annotations.Nullable;
  * and copies the owner's partition over it, so a replay there holds another state until that
  * copy, as every other entry that missed its backup does.
  *
+ * <p>A request carrying the chunks of long sliding logs and the acknowledgements of chunks
+ * written ({@code GridOperation.withChunks}) replays as any other: the
+ * head the owner wrote is a function of the state, the request with its chunks, and the time,
+ * so the backup writes the same head (it asks for no chunk: it decides exactly what the owner
+ * did, up to the decision the owner stopped at for want of one).
+ *
  * <p>When the owner found no entry (absent, or expired on the owner), the backup decides on no
  * state either, even if its replica still holds the expired entry (Hazelcast removes expired
  * backup entries later than the owner's).

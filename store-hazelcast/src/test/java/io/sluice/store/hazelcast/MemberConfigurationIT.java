@@ -8,6 +8,7 @@ import com.hazelcast.config.InMemoryYamlConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.KeyState;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
@@ -35,6 +36,31 @@ class MemberConfigurationIT {
             assertThatThrownBy(() -> store.tryAcquire("k", List.of(LIMIT), 1).toCompletableFuture().join())
                     .cause().isInstanceOf(StoreUnavailableException.class)
                     .cause().isInstanceOf(HazelcastSerializationException.class);
+        }
+    }
+
+    /**
+     * {@link HazelcastStore#LOG_CHUNKS_PROPERTY} {@code false} on a member (a rolling upgrade
+     * from a version that refuses chunks): its store keeps a long sliding log whole, where a
+     * store without it (here the client's) keeps a bounded head.
+     */
+    @Test
+    void aMemberWithLogChunksOffKeepsLongSlidingLogsWhole() {
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofHours(1));
+        try (TestCluster cluster = new TestCluster()) {
+            HazelcastInstance member = cluster.startMember(null,
+                    config -> config.setProperty(HazelcastStore.LOG_CHUNKS_PROPERTY, "false"));
+            Store whole = HazelcastStore.builder(member).timeout(Duration.ofSeconds(30)).build();
+            Store chunked = HazelcastStore.builder(cluster.startClient()).timeout(Duration.ofSeconds(30)).build();
+
+            for (int i = 0; i < 300; i++) {
+                assertThat(whole.tryAcquireAndWait("whole", List.of(log), 1).allowed()).isTrue();
+                assertThat(chunked.tryAcquireAndWait("chunked", List.of(log), 1).allowed()).isTrue();
+            }
+
+            var states = member.<String, byte[]>getMap(HazelcastStore.DEFAULT_MAP_NAME);
+            assertThat(KeyState.holdsHeads(states.get("whole"))).isFalse();
+            assertThat(KeyState.holdsHeads(states.get("chunked"))).isTrue();
         }
     }
 

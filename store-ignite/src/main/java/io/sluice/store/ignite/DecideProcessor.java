@@ -18,6 +18,10 @@ import org.apache.ignite.cache.CacheEntryProcessor;
  * binary marshaller; Java serialization for an earlier version's proxy, below), so a decision
  * sent by an earlier version (only its request) reads as a decision.
  *
+ * <p>A decision sent with the chunks of long sliding logs and the acknowledgements of chunks
+ * written ({@code GridOperation.withChunks}) runs the same way: its
+ * request carries them, and the primary writes the key's head, which the backups receive.
+ *
  * <p>It has no injected resource: the node comes from {@link MutableEntry#unwrap}. Ignite wraps
  * a processor with an {@code @IgniteInstanceResource} field in a proxy of its own, which it
  * marshals with its optimized (Java serialization) marshaller instead of the binary one, and
