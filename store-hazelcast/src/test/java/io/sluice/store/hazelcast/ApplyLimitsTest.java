@@ -10,6 +10,7 @@ import com.hazelcast.map.ExtendedMapEntry;
 import io.sluice.algorithms.Algorithms;
 import com.hazelcast.map.impl.LazyMapEntry;
 import io.sluice.algorithms.KeyState;
+import io.sluice.algorithms.LogChunks;
 import io.sluice.algorithms.grid.GridOperation;
 import io.sluice.algorithms.grid.GridReply;
 import io.sluice.algorithms.grid.GridRequest;
@@ -145,6 +146,44 @@ class ApplyLimitsTest {
             owner = entry.getValue();
             assertThat(owner).isInstanceOf(byte[].class);
         }
+    }
+
+    /**
+     * A state kept as heads and chunks (written by a member with states in place off) stays
+     * bytes in an {@code OBJECT} map: in place, its log could not read its chunks; the same
+     * log kept whole is taken in place.
+     */
+    @Test
+    void aStateHoldingAHeadIsNeverTakenInPlace() {
+        List<Limit> log = List.of(Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofHours(1)).named("long"));
+        LogChunks noneWritten = new LogChunks() {
+            @Override
+            public long @Nullable [] chunk(String limitName, long birth, long index) {
+                return null;
+            }
+
+            @Override
+            public void need(String limitName, long birth, long index) {
+                throw new AssertionError("a chunk needed though none was written");
+            }
+
+            @Override
+            public void flush(String limitName, long birth, long index, long[] entries) {
+                // Never acknowledged: the head keeps the entries.
+            }
+        };
+        KeyState chunked = KeyState.empty();
+        KeyState whole = KeyState.empty();
+        for (int i = 0; i < 300; i++) {
+            assertThat(chunked.tryAcquire(log, START_MICROS + i, 1, noneWritten)).isNotNull();
+            whole.tryAcquire(log, START_MICROS + i, 1);
+        }
+        byte[] head = chunked.encode();
+        assertThat(KeyState.holdsHeads(head)).isTrue();
+        assertThat(KeyState.holdsHeads(whole.encode())).isFalse();
+
+        assertThat(InPlaceState.of(new LazyMapEntry<>("key", head, wire), false, 100, null)).isNull();
+        assertThat(InPlaceState.of(new LazyMapEntry<>("key", whole.encode(), wire), false, 100, null)).isNotNull();
     }
 
     @Test
