@@ -1,5 +1,6 @@
 package io.sluice.algorithms.grid;
 
+import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.KeyState;
 import io.sluice.algorithms.LeaseArguments;
 import io.sluice.api.Decision;
@@ -36,11 +37,18 @@ public final class GridOperation {
     private final byte[] request;
     private final boolean leasing;
     private final long leaseTime;
+    /**
+     * Whether this decision, or one of this batch's, has a sliding-log limit: only those are
+     * sent with chunks ({@link #withChunks}). Known where the operation is built from limits; an
+     * operation read on the wire ({@link #decisionOnWire}) is run, never sent, and says false.
+     */
+    private final boolean slidingLog;
 
-    private GridOperation(byte[] request, boolean leasing, long leaseTime) {
+    private GridOperation(byte[] request, boolean leasing, long leaseTime, boolean slidingLog) {
         this.request = Objects.requireNonNull(request, "request");
         this.leasing = leasing;
         this.leaseTime = leaseTime;
+        this.slidingLog = slidingLog;
     }
 
     /**
@@ -50,7 +58,7 @@ public final class GridOperation {
      * @throws IllegalArgumentException naming the limit when its algorithm is not a built-in one
      */
     public static GridOperation decide(List<Limit> limits, long cost, long nowMicros) {
-        return new GridOperation(GridRequest.encode(limits, cost, nowMicros), false, LEASE);
+        return new GridOperation(GridRequest.encode(limits, cost, nowMicros), false, LEASE, hasSlidingLog(limits));
     }
 
     /**
@@ -61,7 +69,7 @@ public final class GridOperation {
      */
     public static GridOperation lease(List<Limit> limits, long maxTokens, long nowMicros) {
         LeaseArguments.checkLease(limits, maxTokens);
-        return new GridOperation(GridRequest.encode(limits, maxTokens, nowMicros), true, LEASE);
+        return new GridOperation(GridRequest.encode(limits, maxTokens, nowMicros), true, LEASE, false);
     }
 
     /**
@@ -80,7 +88,8 @@ public final class GridOperation {
         if (lease.takenAtMicros() == LEASE) {
             throw new IllegalArgumentException("not a lease's time: " + lease.takenAtMicros());
         }
-        return new GridOperation(GridRequest.encode(limits, unusedTokens, nowMicros), true, lease.takenAtMicros());
+        return new GridOperation(GridRequest.encode(limits, unusedTokens, nowMicros), true, lease.takenAtMicros(),
+                false);
     }
 
     /**
@@ -91,17 +100,19 @@ public final class GridOperation {
      */
     static GridOperation batch(List<GridOperation> decisions) {
         int bytes = 1 + Integer.BYTES;
+        boolean slidingLog = false;
         for (GridOperation decision : decisions) {
             if (decision.leasing) {
                 throw new IllegalArgumentException("only decisions are batched, not leases or give-backs");
             }
             bytes += Integer.BYTES + decision.request.length;
+            slidingLog |= decision.slidingLog;
         }
         ByteBuffer request = ByteBuffer.allocate(bytes).put(BATCH_FORMAT).putInt(decisions.size());
         for (GridOperation decision : decisions) {
             request.putInt(decision.request.length).put(decision.request);
         }
-        return new GridOperation(request.array(), false, LEASE);
+        return new GridOperation(request.array(), false, LEASE, slidingLog);
     }
 
     /**
@@ -114,7 +125,8 @@ public final class GridOperation {
         if (decisions.leasing || decisions.request[0] == GridChunks.CHUNKED_FORMAT) {
             throw new IllegalArgumentException("only a decision or a batch is sent with chunks");
         }
-        return new GridOperation(GridChunks.encode(decisions.request, acks, chunks), false, LEASE);
+        return new GridOperation(GridChunks.encode(decisions.request, acks, chunks), false, LEASE,
+                decisions.slidingLog);
     }
 
     /** The decisions of this decision (itself) or batch (its decisions), in order. */
@@ -130,8 +142,9 @@ public final class GridOperation {
         List<GridOperation> decisions = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int length = in.getInt();
-            decisions.add(new GridOperation(Arrays.copyOfRange(request, in.position(), in.position() + length),
-                    false, LEASE));
+            byte[] decision = Arrays.copyOfRange(request, in.position(), in.position() + length);
+            decisions.add(new GridOperation(decision, false, LEASE,
+                    hasSlidingLog(GridRequest.decode(decision).limits())));
             in.position(in.position() + length);
         }
         return decisions;
@@ -139,17 +152,35 @@ public final class GridOperation {
 
     /** A decision as a member reads it: {@link #request()}'s bytes. */
     public static GridOperation decisionOnWire(byte[] request) {
-        return new GridOperation(request, false, LEASE);
+        return new GridOperation(request, false, LEASE, false);
     }
 
     /** A lease or a give-back as a member reads it: {@link #request()}'s bytes and {@link #leaseTime()}. */
     public static GridOperation leasingOnWire(byte[] request, long leaseTime) {
-        return new GridOperation(request, true, leaseTime);
+        return new GridOperation(request, true, leaseTime, false);
+    }
+
+    private static boolean hasSlidingLog(List<Limit> limits) {
+        for (int i = 0; i < limits.size(); i++) {
+            if (Algorithms.SLIDING_LOG.equals(limits.get(i).algorithm())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@link GridRequest#encode}'s bytes: the limits, the cost (or tokens) and the caller's time. */
     public byte[] request() {
         return request;
+    }
+
+    /**
+     * Whether this decision built from limits, or one of this batch's, has a sliding-log limit,
+     * so a store that keeps long logs as heads sends it with chunks ({@link ChunkedSends}); every
+     * other decision goes as it is.
+     */
+    boolean slidingLog() {
+        return slidingLog;
     }
 
     /** Whether this is a lease or a give-back (else a decision). */

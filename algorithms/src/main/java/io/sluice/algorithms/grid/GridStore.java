@@ -105,7 +105,8 @@ public final class GridStore implements Store, InstanceCount {
      * {@code start}, when given, on the caller's thread and waits there. {@code heartbeat}, when
      * counting instances is on, is closed with the store; {@code description} is what
      * {@link #toString} says. With {@code chunks}, decisions keep long sliding logs as heads
-     * and chunks ({@link ChunkCalls}); without, as whole logs.
+     * and chunks ({@link ChunkCalls}), and only a decision (or batch) with a sliding-log limit is
+     * sent with them; without, as whole logs.
      */
     public GridStore(String description, GridCalls calls, OnOwner onOwner, @Nullable StartOnOwner start,
                      @Nullable ChunkCalls chunks, @Nullable TimeSource testClock, @Nullable Heartbeat heartbeat) {
@@ -120,13 +121,13 @@ public final class GridStore implements Store, InstanceCount {
         this.sameKey = new SameKeyDecisions(calls, new SameKeyDecisions.Sender() {
             @Override
             public CompletableFuture<long[]> start(String key, GridOperation operation) {
-                return sends == null ? startOne(key, operation)
+                return sends == null || !operation.slidingLog() ? startOne(key, operation)
                         : sends.send(key, operation, sent -> startOne(key, sent), sent -> run(key, sent));
             }
 
             @Override
             public GridCalls.Started<long[]> startAlone(String key, GridOperation operation) {
-                if (sends != null) {
+                if (sends != null && operation.slidingLog()) {
                     return GridCalls.Started.of(this.start(key, operation));
                 }
                 GridCalls.Started<long[]> started = start == null ? null : start.startAlone(key, operation);
@@ -230,10 +231,15 @@ public final class GridStore implements Store, InstanceCount {
         }
     }
 
-    /** A decision's call, with the chunks of long sliding logs when the grid keeps them. */
+    /**
+     * A decision's call: with the chunks of long sliding logs when the grid keeps them and the
+     * decision has a sliding log; any other goes as it is, and decides beside a head, which only
+     * its sliding log reads.
+     */
     private CompletableFuture<long[]> decide(String key, GridOperation operation) {
         ChunkedSends sends = chunked;
-        return sends == null ? run(key, operation) : sends.send(key, operation, sent -> run(key, sent), sent -> run(key, sent));
+        return sends == null || !operation.slidingLog() ? run(key, operation)
+                : sends.send(key, operation, sent -> run(key, sent), sent -> run(key, sent));
     }
 
     private CompletableFuture<long[]> run(String key, GridOperation operation) {

@@ -7,10 +7,16 @@ import io.sluice.algorithms.KeyState;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -23,13 +29,19 @@ class GridStoreTest {
 
     private static final long NOW = 1_764_000_000_000_000L;
     private static final List<Limit> LIMITS = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofSeconds(1)));
+    private static final Limit LOG = Limit.of(Algorithms.SLIDING_LOG, 500, Duration.ofSeconds(1)).named("log");
+    private static final Limit BUCKET = Limit.of(Algorithms.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1)).named("bucket");
 
     /** The states of an owner in this JVM, changed by each operation as a member's entry processor does. */
     private final Map<String, byte[]> owned = new ConcurrentHashMap<>();
     private final Map<String, Thread> ranOn = new ConcurrentHashMap<>();
 
-    private long[] runOnOwner(String key, GridOperation operation) {
+    /** The first byte of each request the owner ran: a plain decision's, a batch's or a request with chunks. */
+    private final List<Byte> formatsRun = new CopyOnWriteArrayList<>();
+
+    private synchronized long[] runOnOwner(String key, GridOperation operation) {
         ranOn.put(key, Thread.currentThread());
+        formatsRun.add(operation.request()[0]);
         GridRequest.Outcome outcome = operation.run(owned.get(key), () -> NOW);
         if (outcome.write()) {
             byte[] state = outcome.state();
@@ -68,19 +80,7 @@ class GridStoreTest {
     @Test
     void withChunksALongLogDecidesAsTheWholeLogWithABoundedValue() {
         Map<String, long[]> chunks = new ConcurrentHashMap<>();
-        GridStore.ChunkCalls chunkCalls = new GridStore.ChunkCalls() {
-            @Override
-            public CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index) {
-                return CompletableFuture.completedFuture(chunks.get(key + "/" + limit + "/" + birth + "/" + index));
-            }
-
-            @Override
-            public CompletableFuture<?> write(String key, String limit, long birth, long index, long[] entries,
-                                              long ttlMicros) {
-                chunks.put(key + "/" + limit + "/" + birth + "/" + index, entries);
-                return CompletableFuture.completedFuture(null);
-            }
-        };
+        GridStore.ChunkCalls chunkCalls = chunkCalls(chunks);
         List<Limit> log = List.of(Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofSeconds(1)).named("log"));
         AtomicLong now = new AtomicLong(NOW);
         KeyState reference = KeyState.empty();
@@ -99,6 +99,139 @@ class GridStoreTest {
         }
         assertThat(chunks).isNotEmpty();
         assertThat(largest).as("the largest value stored").isLessThan(6_000);
+    }
+
+    /**
+     * A store given a map of chunks sends a decision without a sliding log as it is, not with
+     * chunks, also on a key whose sliding log (another request's limit) is a head: it decides
+     * there, beside the head, and the log's decisions stay the whole log's.
+     */
+    @Test
+    void withChunksADecisionWithoutASlidingLogGoesAsItIsAndDecidesBesideAHead() {
+        Map<String, long[]> chunks = new ConcurrentHashMap<>();
+        AtomicLong now = new AtomicLong(NOW);
+        KeyState reference = KeyState.empty();
+        boolean besideAHead = false;
+        try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+                this::runOnOwner, (key, operation) -> CompletableFuture.completedFuture(runOnOwner(key, operation)),
+                chunkCalls(chunks), now::get, null)) {
+            for (int i = 0; i < 3_000; i++) {
+                now.addAndGet(700);
+                List<Limit> limits = i % 3 == 0 ? List.of(BUCKET) : i % 3 == 1 ? List.of(LOG) : List.of(BUCKET, LOG);
+                boolean headBefore = owned.containsKey("mixed") && KeyState.holdsHeads(owned.get("mixed"));
+                formatsRun.clear();
+                Decision expected = reference.tryAcquire(limits, now.get(), 1);
+                Decision actual = i % 2 == 0 ? store.tryAcquireAndWait("mixed", limits, 1)
+                        : store.tryAcquire("mixed", limits, 1).toCompletableFuture().join();
+                assertThat(actual).as("decision %s", i).isEqualTo(expected);
+                if (limits.size() == 1 && limits.get(0) == BUCKET) {
+                    assertThat(formatsRun).as("decision %s's requests", i).containsExactly(GridRequest.FORMAT_VERSION);
+                    besideAHead |= headBefore;
+                } else {
+                    assertThat(formatsRun).as("decision %s's requests", i).isNotEmpty()
+                            .containsOnly(GridChunks.CHUNKED_FORMAT);
+                }
+            }
+        }
+        assertThat(besideAHead).as("a bucket's decision went beside a head").isTrue();
+        assertThat(chunks).isNotEmpty();
+    }
+
+    /**
+     * Decisions waited for on one key from several threads, gathered into batches that mix
+     * sliding-log decisions with others: every batch holding a sliding log goes with chunks,
+     * every other as it is, and the owner's decisions, in the order it made them, are the
+     * whole log's, each answered to its own caller.
+     */
+    @Test
+    void withChunksBatchesMixingALogAndOtherLimitsDecideAsTheWholeLog() throws InterruptedException {
+        Map<String, long[]> chunks = new ConcurrentHashMap<>();
+        AtomicLong clock = new AtomicLong(NOW);
+        ThreadLocal<Long> readAt = new ThreadLocal<>();
+        KeyState reference = KeyState.empty();
+        Map<Long, Decision> expectedAt = new ConcurrentHashMap<>();
+        List<String> wrong = new CopyOnWriteArrayList<>();
+        AtomicInteger mixedBatches = new AtomicInteger();
+        GridStore.OnOwner checked = (key, operation) -> {
+            synchronized (reference) {
+                byte[] request = operation.request();
+                boolean chunked = request[0] == GridChunks.CHUNKED_FORMAT;
+                byte[] inner = chunked ? GridChunks.Request.decode(request).operation() : request;
+                List<GridRequest> decisions = new ArrayList<>();
+                for (GridOperation decision : GridOperation.decisionOnWire(inner).decisions()) {
+                    decisions.add(GridRequest.decode(decision.request()));
+                }
+                long withLog = decisions.stream().filter(d -> d.limits().contains(LOG)).count();
+                if ((withLog > 0) != chunked) {
+                    wrong.add("sent " + (chunked ? "with" : "without") + " chunks: " + decisions.size()
+                            + " decisions, " + withLog + " with a log");
+                }
+                if (withLog > 0 && withLog < decisions.size()) {
+                    mixedBatches.incrementAndGet();
+                }
+                long[] reply = runOnOwner(key, operation);
+                long[] decided = chunked ? GridChunks.Reply.decode(reply, decisions.size()).decided() : reply;
+                for (int i = 0; i < decided.length / GridReply.LENGTH; i++) {
+                    GridRequest decision = decisions.get(i);
+                    Decision expected = reference.tryAcquire(decision.limits(), decision.callerNowMicros(),
+                            decision.cost());
+                    Decision actual = GridReply.decode(
+                            Arrays.copyOfRange(decided, i * GridReply.LENGTH, (i + 1) * GridReply.LENGTH),
+                            decision.limits());
+                    if (!actual.equals(expected)) {
+                        wrong.add("at " + decision.callerNowMicros() + ": " + actual + ", the whole log's " + expected);
+                    }
+                    expectedAt.put(decision.callerNowMicros(), expected);
+                }
+                return reply;
+            }
+        };
+        Executor later = CompletableFuture.delayedExecutor(200, TimeUnit.MICROSECONDS);
+        try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 4),
+                checked, (key, operation) -> CompletableFuture.supplyAsync(() -> checked.run(key, operation), later),
+                chunkCalls(chunks), () -> {
+                    long at = clock.addAndGet(300);
+                    readAt.set(at);
+                    return at;
+                }, null)) {
+            List<Thread> callers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int first = t;
+                callers.add(new Thread(() -> {
+                    for (int i = first; i < first + 1_200; i++) {
+                        List<Limit> limits = i % 3 == 0 ? List.of(BUCKET) : i % 3 == 1 ? List.of(LOG) : List.of(BUCKET, LOG);
+                        Decision decision = store.tryAcquireAndWait("mixed", limits, 1);
+                        Decision expected = expectedAt.get(readAt.get());
+                        if (!decision.equals(expected)) {
+                            wrong.add("caller at " + readAt.get() + " got " + decision + ", the owner decided " + expected);
+                        }
+                    }
+                }));
+            }
+            callers.forEach(Thread::start);
+            for (Thread caller : callers) {
+                caller.join();
+            }
+        }
+        assertThat(wrong).isEmpty();
+        assertThat(mixedBatches.get()).as("batches mixing a log's decisions with others").isPositive();
+        assertThat(chunks).isNotEmpty();
+    }
+
+    private static GridStore.ChunkCalls chunkCalls(Map<String, long[]> chunks) {
+        return new GridStore.ChunkCalls() {
+            @Override
+            public CompletableFuture<long @Nullable []> read(String key, String limit, long birth, long index) {
+                return CompletableFuture.completedFuture(chunks.get(key + "/" + limit + "/" + birth + "/" + index));
+            }
+
+            @Override
+            public CompletableFuture<?> write(String key, String limit, long birth, long index, long[] entries,
+                                              long ttlMicros) {
+                chunks.put(key + "/" + limit + "/" + birth + "/" + index, entries);
+                return CompletableFuture.completedFuture(null);
+            }
+        };
     }
 
     private static void assertDecidedAsTheReferenceDoes(GridStore store, String key) {
