@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.KeyState;
 import io.sluice.api.Decision;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -216,6 +217,43 @@ class GridStoreTest {
         assertThat(wrong).isEmpty();
         assertThat(mixedBatches.get()).as("batches mixing a log's decisions with others").isPositive();
         assertThat(chunks).isNotEmpty();
+    }
+
+    /**
+     * A bucket leased, and its unused tokens given back, on a key whose sliding log (another
+     * request's limit) is a head: the lease and the give-back go as they are and change only
+     * the bucket, and the log's decisions after them stay the whole log's.
+     */
+    @Test
+    void withChunksABucketIsLeasedAndGivenBackBesideAHead() {
+        Map<String, long[]> chunks = new ConcurrentHashMap<>();
+        AtomicLong now = new AtomicLong(NOW);
+        KeyState reference = KeyState.empty();
+        int leases = 0;
+        try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+                this::runOnOwner, (key, operation) -> CompletableFuture.completedFuture(runOnOwner(key, operation)),
+                chunkCalls(chunks), now::get, null)) {
+            for (int i = 0; i < 2_000; i++) {
+                now.addAndGet(700);
+                if (i >= 300 && i % 50 == 49) {
+                    assertThat(KeyState.holdsHeads(owned.get("leased"))).as("a head before lease %s", leases).isTrue();
+                    Lease expected = reference.lease(List.of(BUCKET), now.get(), 20);
+                    Lease lease = store.lease("leased", List.of(BUCKET), 20).toCompletableFuture().join();
+                    assertThat(lease).as("lease %s", leases).isEqualTo(expected);
+                    now.addAndGet(700);
+                    reference.giveBack(List.of(BUCKET), now.get(), lease.takenAtMicros(), 5);
+                    store.giveBack("leased", List.of(BUCKET), lease, 5).toCompletableFuture().join();
+                    leases++;
+                    continue;
+                }
+                Decision expected = reference.tryAcquire(List.of(LOG), now.get(), 1);
+                assertThat(store.tryAcquireAndWait("leased", List.of(LOG), 1)).as("decision %s", i).isEqualTo(expected);
+            }
+            now.addAndGet(700);
+            assertThat(store.tryAcquireAndWait("leased", List.of(BUCKET), 1)).as("the bucket after the leases")
+                    .isEqualTo(reference.tryAcquire(List.of(BUCKET), now.get(), 1));
+        }
+        assertThat(leases).isEqualTo(34);
     }
 
     private static GridStore.ChunkCalls chunkCalls(Map<String, long[]> chunks) {
