@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,20 +25,36 @@ import org.jspecify.annotations.Nullable;
  * {@link StoreUnavailableException}: the decision cannot be made, and nothing changed. A chunk
  * that cannot be written is counted and logged (at most once a minute) and never acknowledged:
  * the owner keeps its entries and asks again with its next admission.
+ *
+ * <p>An acknowledgement waits for the key's next sliding-log decision; one still waiting a
+ * period after its chunk's write is dropped (swept every {@link #SWEEP_EVERY} writes), so a key
+ * that gets no next decision costs nothing here after that. Dropping one changes no decision (a
+ * lost acknowledgement never does: the owner keeps the chunk's entries in the head and asks
+ * again), and a period after the write every entry of the chunk has expired, so the owner's next
+ * admission drops them instead of asking again. Hence no call of its own for an
+ * acknowledgement either: an idle key's head is bounded without it.
  */
 final class ChunkedSends {
 
     private static final System.Logger LOGGER = System.getLogger(ChunkedSends.class.getName());
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** How many chunk writes go between two sweeps of the acknowledgements no longer needed. */
+    static final int SWEEP_EVERY = 1_024;
 
     private final GridStore.ChunkCalls chunks;
+    /** {@link System#nanoTime()}, or a test's virtual one. */
+    private final LongSupplier nanoTime;
     /** The chunks written per key, not yet acknowledged to its owner. */
-    private final ConcurrentHashMap<String, List<GridChunks.Ack>> acks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Pending> acks = new ConcurrentHashMap<>();
+    private final AtomicLong written = new AtomicLong();
     private final AtomicLong failedWrites = new AtomicLong();
-    private final AtomicLong nextLogNanos = new AtomicLong(System.nanoTime());
+    private final AtomicLong nextLogNanos;
 
-    ChunkedSends(GridStore.ChunkCalls chunks) {
+    /** Sends with {@code chunks}, at {@code nanoTime}'s time (a period's end for the acknowledgements waiting). */
+    ChunkedSends(GridStore.ChunkCalls chunks, LongSupplier nanoTime) {
         this.chunks = chunks;
+        this.nanoTime = nanoTime;
+        this.nextLogNanos = new AtomicLong(nanoTime.getAsLong());
     }
 
     /**
@@ -58,10 +75,10 @@ final class ChunkedSends {
                                            long[] decidedBefore,
                                            Function<GridOperation, CompletableFuture<long[]>> send,
                                            Function<GridOperation, CompletableFuture<long[]>> resend) {
-        List<GridChunks.Ack> acknowledged = acks.remove(key);
+        Pending acknowledged = acks.remove(key);
         GridOperation operation = GridOperation.withChunks(
                 rest.size() == 1 ? rest.get(0) : GridOperation.batch(rest),
-                acknowledged == null ? List.of() : acknowledged, read);
+                acknowledged == null ? List.of() : acknowledged.acks(), read);
         return send.apply(operation).thenCompose(answer -> {
             GridChunks.Reply reply = GridChunks.Reply.decode(answer, rest.size());
             for (GridChunks.Reply.Flush flush : reply.flushes()) {
@@ -97,11 +114,28 @@ final class ChunkedSends {
         chunks.write(key, chunk.limit(), chunk.birth(), chunk.index(), chunk.entries(), limit.periodMicros())
                 .whenComplete((written, failure) -> {
                     if (failure == null) {
-                        acks.merge(key, List.of(chunk.ack()), ChunkedSends::concat);
+                        acknowledge(key, chunk.ack(), limit.periodMicros());
                     } else {
                         failedWrite(chunk, key, failure);
                     }
                 });
+    }
+
+    /**
+     * Queues {@code ack} for {@code key}'s next send, for a period; every {@link #SWEEP_EVERY}
+     * writes, drops those whose period passed.
+     */
+    private void acknowledge(String key, GridChunks.Ack ack, long periodMicros) {
+        long now = nanoTime.getAsLong();
+        acks.merge(key, new Pending(List.of(ack), now + TimeUnit.MICROSECONDS.toNanos(periodMicros)), Pending::and);
+        if (written.incrementAndGet() % SWEEP_EVERY == 0) {
+            acks.values().removeIf(pending -> now - pending.untilNanos() >= 0);
+        }
+    }
+
+    /** How many keys have acknowledgements waiting for their next send. */
+    int keysAwaitingAcks() {
+        return acks.size();
     }
 
     private void failedWrite(GridChunks.Chunk chunk, String key, Throwable failure) {
@@ -122,6 +156,14 @@ final class ChunkedSends {
 
     private static Limit limitOf(GridOperation decision, int index) {
         return GridRequest.decode(decision.request()).limits().get(index);
+    }
+
+    /** A key's acknowledgements waiting, until {@code untilNanos}: a period after the last one's write. */
+    private record Pending(List<GridChunks.Ack> acks, long untilNanos) {
+
+        Pending and(Pending later) {
+            return new Pending(concat(acks, later.acks), later.untilNanos - untilNanos > 0 ? later.untilNanos : untilNanos);
+        }
     }
 
     private static <T> List<T> concat(List<T> first, List<T> second) {

@@ -116,7 +116,7 @@ public final class GridStore implements Store, InstanceCount {
         this.testClock = testClock;
         this.capabilities = new StoreCapabilities(true, true, true, true, false, calls.timeout());
         this.heartbeat = heartbeat;
-        ChunkedSends sends = chunks == null ? null : new ChunkedSends(chunks);
+        ChunkedSends sends = chunks == null ? null : new ChunkedSends(chunks, System::nanoTime);
         this.chunked = sends;
         this.sameKey = new SameKeyDecisions(calls, new SameKeyDecisions.Sender() {
             @Override

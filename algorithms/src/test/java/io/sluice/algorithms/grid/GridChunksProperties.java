@@ -113,7 +113,7 @@ class GridChunksProperties {
             now += 900;
             caller.decide(List.of(1L), now);
         }
-        byte[] head = caller.stored;
+        byte[] head = caller.stored.get("k");
         long later = now + 900;
         assertThatThrownBy(() -> GridOperation.decide(List.of(LOG), 1, later).run(head, () -> 0))
                 .isInstanceOf(IllegalStateException.class);
@@ -148,6 +148,51 @@ class GridChunksProperties {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /**
+     * Keys that get no next decision after a chunk was written keep its acknowledgement for a
+     * period, not for ever: a sweep after the period drops them, and a key that comes back
+     * later still decides as the whole log.
+     */
+    @Example
+    void theAcknowledgementsOfKeysThatGoIdleAreDroppedAPeriodAfterTheirWrite() {
+        Caller caller = new Caller(List.of(LOG), 0);
+        KeyState whole = KeyState.empty();
+        long now = EPOCH;
+        int firstKeysDecisions = 0;
+        for (int key = 0; key < 20; key++) {
+            // Each goes idle right after a decision whose chunk was written (its acknowledgement waits).
+            int decisions = 0;
+            do {
+                now += 900;
+                caller.decide("idle-" + key, List.of(1L), now);
+                decisions++;
+            } while (caller.sends.keysAwaitingAcks() <= key && decisions < 1_000);
+            if (key == 0) {
+                firstKeysDecisions = decisions;
+            }
+        }
+        assertThat(caller.sends.keysAwaitingAcks()).as("idle keys with an acknowledgement waiting").isEqualTo(20);
+        caller.nanos += LOG.periodMicros() * 1_000;
+        long writesBefore = caller.written.size();
+        while (caller.written.size() - writesBefore <= ChunkedSends.SWEEP_EVERY) {
+            now += 900;
+            assertThat(caller.decide("busy", List.of(1L), now))
+                    .containsExactly(whole.tryAcquire(List.of(LOG), now, 1));
+        }
+        assertThat(caller.sends.keysAwaitingAcks()).as("keys with an acknowledgement waiting").isLessThanOrEqualTo(1);
+        KeyState idle = KeyState.empty();
+        long at = EPOCH;
+        for (int i = 0; i < firstKeysDecisions; i++) {
+            at += 900;
+            idle.tryAcquire(List.of(LOG), at, 1);
+        }
+        for (int i = 0; i < 300; i++) {
+            at += 900;
+            assertThat(caller.decide("idle-0", List.of(1L), at)).as("idle-0's decision %s", i)
+                    .containsExactly(idle.tryAcquire(List.of(LOG), at, 1));
+        }
+    }
+
     /** A chunk the owner needs and the grid lost fails the decision, as the store being unavailable. */
     @Example
     void aMissingChunkIsTheStoreUnavailable() {
@@ -172,7 +217,10 @@ class GridChunksProperties {
         private final List<Limit> limits;
         private final Map<String, long[]> written = new HashMap<>();
         private final ChunkedSends sends;
-        private byte @Nullable [] stored;
+        /** The owners' values by key. */
+        private final Map<String, byte[]> stored = new HashMap<>();
+        /** The caller's virtual {@link System#nanoTime()}. */
+        private long nanos;
         private int largestValue;
         private int reads;
         private int writes;
@@ -198,25 +246,34 @@ class GridChunksProperties {
                             .as("a chunk written again holds the same entries").isTrue();
                     return CompletableFuture.completedFuture(null);
                 }
-            });
+            }, () -> nanos);
         }
 
         List<Decision> decide(List<Long> costs, long now) {
+            return decide("k", costs, now);
+        }
+
+        List<Decision> decide(String key, List<Long> costs, long now) {
             List<GridOperation> decisions = new ArrayList<>();
             for (long cost : costs) {
                 decisions.add(GridOperation.decide(limits, cost, now));
             }
             GridOperation sent = decisions.size() == 1 ? decisions.get(0) : GridOperation.batch(decisions);
             Function<GridOperation, CompletableFuture<long[]>> onOwner = operation -> {
-                GridRequest.Outcome outcome = GridOperation.decisionOnWire(operation.request()).run(stored, () -> 0);
+                GridRequest.Outcome outcome = GridOperation.decisionOnWire(operation.request()).run(stored.get(key), () -> 0);
                 if (outcome.write()) {
-                    stored = outcome.state();
-                    largestValue = Math.max(largestValue, stored == null ? 0 : stored.length);
+                    byte[] state = outcome.state();
+                    if (state == null) {
+                        stored.remove(key);
+                    } else {
+                        stored.put(key, state);
+                    }
+                    largestValue = Math.max(largestValue, state == null ? 0 : state.length);
                 }
                 return CompletableFuture.completedFuture(outcome.reply());
             };
             int[] firstSends = new int[1];
-            long[] replies = sends.send("k", sent, operation -> {
+            long[] replies = sends.send(key, sent, operation -> {
                 firstSends[0]++;
                 return onOwner.apply(operation);
             }, onOwner).join();
