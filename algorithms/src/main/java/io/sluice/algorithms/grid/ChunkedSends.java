@@ -26,9 +26,16 @@ import org.jspecify.annotations.Nullable;
  * that cannot be written is counted and logged (at most once a minute) and never acknowledged:
  * the owner keeps its entries and asks again with its next admission.
  *
+ * <p>The chunk a key's decision read goes with the key's next decisions, until one of them
+ * admits or needs another: a denial never changes the head, so on a full log whose oldest
+ * entries are in a chunk (after a burst) every denial needs that chunk for its retry time, and
+ * would otherwise cost a read and a second call each. Its entries never change (a chunk's key
+ * only ever has one content), so a chunk sent that the owner no longer needs is ignored there.
+ *
  * <p>An acknowledgement waits for the key's next sliding-log decision; one still waiting a
- * period after its chunk's write is dropped (swept every {@link #SWEEP_EVERY} writes), so a key
- * that gets no next decision costs nothing here after that. Dropping one changes no decision (a
+ * period after its chunk's write is dropped, and so is a chunk kept a period after its read
+ * (its entries have all expired by then): both swept every {@link #SWEEP_EVERY} reads and
+ * writes, so a key that gets no next decision costs nothing here after that. Dropping one changes no decision (a
  * lost acknowledgement never does: the owner keeps the chunk's entries in the head and asks
  * again), and a period after the write every entry of the chunk has expired, so the owner's next
  * admission drops them instead of asking again. Hence no call of its own for an
@@ -38,7 +45,7 @@ final class ChunkedSends {
 
     private static final System.Logger LOGGER = System.getLogger(ChunkedSends.class.getName());
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
-    /** How many chunk writes go between two sweeps of the acknowledgements no longer needed. */
+    /** How many chunk reads and writes go between two sweeps of the acknowledgements and chunks no longer needed. */
     static final int SWEEP_EVERY = 1_024;
 
     private final GridStore.ChunkCalls chunks;
@@ -46,7 +53,9 @@ final class ChunkedSends {
     private final LongSupplier nanoTime;
     /** The chunks written per key, not yet acknowledged to its owner. */
     private final ConcurrentHashMap<String, Pending> acks = new ConcurrentHashMap<>();
-    private final AtomicLong written = new AtomicLong();
+    /** The chunk each key's last decision read, sent with its next ones until one admits or needs another. */
+    private final ConcurrentHashMap<String, Kept> kept = new ConcurrentHashMap<>();
+    private final AtomicLong readsAndWrites = new AtomicLong();
     private final AtomicLong failedWrites = new AtomicLong();
     private final AtomicLong nextLogNanos;
 
@@ -68,7 +77,9 @@ final class ChunkedSends {
     CompletableFuture<long[]> send(String key, GridOperation decisions,
                                    Function<GridOperation, CompletableFuture<long[]>> send,
                                    Function<GridOperation, CompletableFuture<long[]>> resend) {
-        return send(key, decisions.decisions(), List.of(), new long[0], send, resend);
+        Kept last = kept.get(key);
+        return send(key, decisions.decisions(), last == null ? List.of() : List.of(last.chunk()), new long[0], send,
+                resend);
     }
 
     private CompletableFuture<long[]> send(String key, List<GridOperation> rest, List<GridChunks.Chunk> read,
@@ -87,18 +98,25 @@ final class ChunkedSends {
             long[] decided = concat(decidedBefore, reply.decided());
             GridChunks.Reply.Needed needed = reply.needed();
             if (needed == null) {
+                if (GridReply.admitsAny(reply.decided())) {
+                    kept.remove(key);
+                }
                 return CompletableFuture.completedFuture(decided);
             }
-            String limit = limitOf(rest.get(needed.decision()), needed.limit()).name();
+            Limit limit = limitOf(rest.get(needed.decision()), needed.limit());
             List<GridOperation> undecided = rest.subList(reply.decidedCount(), rest.size());
-            return chunks.read(key, limit, needed.birth(), needed.index()).thenCompose(entries -> {
+            return chunks.read(key, limit.name(), needed.birth(), needed.index()).thenCompose(entries -> {
                 if (entries == null) {
                     throw new StoreUnavailableException("chunk " + needed.index() + " of the sliding log of limit "
-                            + limit + " (made at " + needed.birth() + ") of key " + key
+                            + limit.name() + " (made at " + needed.birth() + ") of key " + key
                             + " is missing: its member left before a backup held it?");
                 }
+                GridChunks.Chunk chunk = new GridChunks.Chunk(limit.name(), needed.birth(), needed.index(), entries);
+                long now = nanoTime.getAsLong();
+                kept.put(key, new Kept(chunk, now + TimeUnit.MICROSECONDS.toNanos(limit.periodMicros())));
+                countAndSweep(now);
                 List<GridChunks.Chunk> withIt = new ArrayList<>(read);
-                withIt.add(new GridChunks.Chunk(limit, needed.birth(), needed.index(), entries));
+                withIt.add(chunk);
                 return send(key, undecided, withIt, decided, resend, resend);
             });
         });
@@ -121,21 +139,24 @@ final class ChunkedSends {
                 });
     }
 
-    /**
-     * Queues {@code ack} for {@code key}'s next send, for a period; every {@link #SWEEP_EVERY}
-     * writes, drops those whose period passed.
-     */
+    /** Queues {@code ack} for {@code key}'s next send, for a period. */
     private void acknowledge(String key, GridChunks.Ack ack, long periodMicros) {
         long now = nanoTime.getAsLong();
         acks.merge(key, new Pending(List.of(ack), now + TimeUnit.MICROSECONDS.toNanos(periodMicros)), Pending::and);
-        if (written.incrementAndGet() % SWEEP_EVERY == 0) {
+        countAndSweep(now);
+    }
+
+    /** Every {@link #SWEEP_EVERY} reads and writes, drops the acknowledgements and chunks whose period passed. */
+    private void countAndSweep(long now) {
+        if (readsAndWrites.incrementAndGet() % SWEEP_EVERY == 0) {
             acks.values().removeIf(pending -> now - pending.untilNanos() >= 0);
+            kept.values().removeIf(last -> now - last.untilNanos() >= 0);
         }
     }
 
-    /** How many keys have acknowledgements waiting for their next send. */
-    int keysAwaitingAcks() {
-        return acks.size();
+    /** How many keys have acknowledgements waiting for their next send, and how many keep a chunk read. */
+    int keysHeld() {
+        return acks.size() + kept.size();
     }
 
     private void failedWrite(GridChunks.Chunk chunk, String key, Throwable failure) {
@@ -156,6 +177,10 @@ final class ChunkedSends {
 
     private static Limit limitOf(GridOperation decision, int index) {
         return GridRequest.decode(decision.request()).limits().get(index);
+    }
+
+    /** The chunk a key's last decision read, kept until {@code untilNanos}: a period after its read. */
+    private record Kept(GridChunks.Chunk chunk, long untilNanos) {
     }
 
     /** A key's acknowledgements waiting, until {@code untilNanos}: a period after the last one's write. */

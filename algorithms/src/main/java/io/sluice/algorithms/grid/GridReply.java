@@ -36,6 +36,16 @@ public final class GridReply {
         };
     }
 
+    /** Whether any of {@code replies} (one after the other, as a batch's) admitted. */
+    static boolean admitsAny(long[] replies) {
+        for (int i = 0; i < replies.length; i += LENGTH) {
+            if (replies[i] == Decision.Reason.WITHIN_LIMIT.ordinal()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * The decision a member replied, bound to the caller's {@code limits}, in the order sent.
      *

@@ -166,12 +166,12 @@ class GridChunksProperties {
                 now += 900;
                 caller.decide("idle-" + key, List.of(1L), now);
                 decisions++;
-            } while (caller.sends.keysAwaitingAcks() <= key && decisions < 1_000);
+            } while (caller.sends.keysHeld() <= key && decisions < 1_000);
             if (key == 0) {
                 firstKeysDecisions = decisions;
             }
         }
-        assertThat(caller.sends.keysAwaitingAcks()).as("idle keys with an acknowledgement waiting").isEqualTo(20);
+        assertThat(caller.sends.keysHeld()).as("idle keys with an acknowledgement waiting").isEqualTo(20);
         caller.nanos += LOG.periodMicros() * 1_000;
         long writesBefore = caller.written.size();
         while (caller.written.size() - writesBefore <= ChunkedSends.SWEEP_EVERY) {
@@ -179,7 +179,8 @@ class GridChunksProperties {
             assertThat(caller.decide("busy", List.of(1L), now))
                     .containsExactly(whole.tryAcquire(List.of(LOG), now, 1));
         }
-        assertThat(caller.sends.keysAwaitingAcks()).as("keys with an acknowledgement waiting").isLessThanOrEqualTo(1);
+        assertThat(caller.sends.keysHeld()).as("the busy key's acknowledgements waiting and chunk kept")
+                .isLessThanOrEqualTo(2);
         KeyState idle = KeyState.empty();
         long at = EPOCH;
         for (int i = 0; i < firstKeysDecisions; i++) {
@@ -191,6 +192,35 @@ class GridChunksProperties {
             assertThat(caller.decide("idle-0", List.of(1L), at)).as("idle-0's decision %s", i)
                     .containsExactly(idle.tryAcquire(List.of(LOG), at, 1));
         }
+    }
+
+    /**
+     * After a burst fills the log, its oldest entries are in a chunk that every denial needs for
+     * its retry time: the caller reads it once and sends it with the denials that follow, one
+     * call each, as the whole log decides.
+     */
+    @Example
+    void theDenialsAfterABurstReadTheirChunkOnceAndGoInOneCallEach() {
+        Caller caller = new Caller(List.of(LOG), 0);
+        KeyState whole = KeyState.empty();
+        long now = EPOCH;
+        for (int i = 0; i < 1_000; i++) {
+            now += 10;
+            assertThat(caller.decide(List.of(1L), now)).containsExactly(whole.tryAcquire(List.of(LOG), now, 1));
+        }
+        int readsBefore = caller.reads;
+        int callsBefore = caller.calls;
+        for (int i = 0; i < 300; i++) {
+            now += 10;
+            Decision expected = whole.tryAcquire(List.of(LOG), now, 1);
+            assertThat(expected.allowed()).isFalse();
+            assertThat(caller.decide(List.of(1L), now)).as("denial %s", i).containsExactly(expected);
+        }
+        assertThat(caller.reads - readsBefore).as("chunks read").isEqualTo(1);
+        assertThat(caller.calls - callsBefore).as("calls").isEqualTo(301);
+        now += LOG.periodMicros();
+        assertThat(caller.decide(List.of(1L), now)).as("an admission once the burst expired")
+                .containsExactly(whole.tryAcquire(List.of(LOG), now, 1));
     }
 
     /** A chunk the owner needs and the grid lost fails the decision, as the store being unavailable. */
@@ -224,6 +254,8 @@ class GridChunksProperties {
         private int largestValue;
         private int reads;
         private int writes;
+        /** The operations the owner ran, first sends and resends. */
+        private int calls;
 
         Caller(List<Limit> limits, int failEvery) {
             this.limits = limits;
@@ -260,6 +292,7 @@ class GridChunksProperties {
             }
             GridOperation sent = decisions.size() == 1 ? decisions.get(0) : GridOperation.batch(decisions);
             Function<GridOperation, CompletableFuture<long[]>> onOwner = operation -> {
+                calls++;
                 GridRequest.Outcome outcome = GridOperation.decisionOnWire(operation.request()).run(stored.get(key), () -> 0);
                 if (outcome.write()) {
                     byte[] state = outcome.state();
