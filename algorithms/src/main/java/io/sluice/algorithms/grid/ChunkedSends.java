@@ -35,11 +35,11 @@ import org.jspecify.annotations.Nullable;
  * <p>An acknowledgement waits for the key's next sliding-log decision; one still waiting a
  * period after its chunk's write is dropped, and so is a chunk kept a period after its read
  * (its entries have all expired by then): both swept every {@link #SWEEP_EVERY} reads and
- * writes, so a key that gets no next decision costs nothing here after that. Dropping one changes no decision (a
- * lost acknowledgement never does: the owner keeps the chunk's entries in the head and asks
- * again), and a period after the write every entry of the chunk has expired, so the owner's next
- * admission drops them instead of asking again. Hence no call of its own for an
- * acknowledgement either: an idle key's head is bounded without it.
+ * writes, so a key that gets no next decision costs nothing here after that. Dropping an
+ * acknowledgement changes no decision (a lost one never does: the owner keeps the chunk's
+ * entries in the head and asks again), and a period after the write every entry of the chunk
+ * has expired, so the owner's next admission drops them instead of asking again. Hence no call
+ * of its own for an acknowledgement either: an idle key's head is bounded without it.
  */
 final class ChunkedSends {
 
