@@ -3,16 +3,20 @@ package io.sluice.store.ignite;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.algorithms.Algorithms;
+import io.sluice.algorithms.KeyState;
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.testkit.CallerHoldTimes;
+import io.sluice.testkit.LongSlidingLog;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,6 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.ignite.Ignite;
 import org.apache.ignite.Ignition;
+import org.apache.ignite.cache.CachePeekMode;
 import org.apache.ignite.spi.communication.tcp.TcpCommunicationSpi;
 import org.apache.ignite.spi.discovery.tcp.TcpDiscoverySpi;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * total admitted never exceeds the limit) and decisions go on afterwards.
  *
  * <p>The clock is fixed, so nothing refills: every admitted request takes a token for good and
- * the limit is a hard budget that state loss would visibly overspend.
+ * the limit is a hard budget that state loss would visibly overspend. The test of a sliding log
+ * kept as a head moves it, one decision at a time.
  */
 class IgniteStoreFailoverIT {
 
@@ -70,13 +76,7 @@ class IgniteStoreFailoverIT {
 
     @Test
     void anAbruptlyFailedPrimaryLosesNoState() throws Exception {
-        survivesTheLossOfThePrimary(primary -> {
-            // As a crash looks to the others: the node stops answering, and is dropped when its
-            // failure is detected; then it is stopped for good without saying goodbye.
-            ((TcpCommunicationSpi) primary.configuration().getCommunicationSpi()).simulateNodeFailure();
-            ((TcpDiscoverySpi) primary.configuration().getDiscoverySpi()).simulateNodeFailure();
-            Ignition.stop(primary.name(), true);
-        });
+        survivesTheLossOfThePrimary(IgniteStoreFailoverIT::failAbruptly);
     }
 
     /**
@@ -97,13 +97,81 @@ class IgniteStoreFailoverIT {
         Store store = IgniteStore.builder(client).build();
         RateLimiter limiter = RateLimiter.builder().store(store)
                 .limit(Limit.of(Algorithms.TOKEN_BUCKET, 1_000_000, Duration.ofSeconds(1))).build();
-        CallerHoldTimes holds = CallerHoldTimes.whileLoading(limiter, keys, 4, () -> {
-            ((TcpCommunicationSpi) victim.configuration().getCommunicationSpi()).simulateNodeFailure();
-            ((TcpDiscoverySpi) victim.configuration().getDiscoverySpi()).simulateNodeFailure();
-            Ignition.stop(victim.name(), true);
-        });
+        CallerHoldTimes holds = CallerHoldTimes.whileLoading(limiter, keys, 4, () -> failAbruptly(victim));
         System.out.println("ignite, primary killed: " + holds);
         holds.assertWithin(IgniteStore.DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * A sliding log long enough to be kept as a head in its key's entry and chunks in
+     * {@code <cache>.chunks}: once its primary fails abruptly, the survivors hold every chunk as
+     * primaries, and decisions go on exactly as the whole log's, reading back the chunk that
+     * holds the log's first live entry; one at a time, so that the reference can say each.
+     */
+    @Test
+    void aSlidingLogKeptAsAHeadDecidesExactlyAfterItsPrimaryFails() throws Exception {
+        String key = "head";
+        Ignite primary = primaryOf(key);
+        List<Ignite> survivors = nodes.stream().filter(node -> node != primary).toList();
+        Store store = IgniteStore.builder(client).clockForTesting(clock).timeout(Duration.ofSeconds(30)).build();
+        LongSlidingLog log = new LongSlidingLog(store, key,
+                Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofSeconds(1_000)), clock);
+        // One admission a second for 600 seconds of a 1,000-second period: no entry expires.
+        log.decide(600, 1_000_000);
+        byte[] head = primary.<String, byte[]>cache(IgniteStore.DEFAULT_CACHE_NAME).localPeek(key, CachePeekMode.PRIMARY);
+        assertThat(KeyState.holdsHeads(head)).as("the primary's state is a head").isTrue();
+        Set<ChunkKey> written = primaryChunks(List.of(primary));
+        assertThat(written).as("chunks the primary holds").isNotEmpty();
+
+        failAbruptly(primary);
+
+        // Each cache's partitions change hands on their own.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        byte[] newHead;
+        while ((newHead = primaryHead(survivors, key)) == null || !primaryChunks(survivors).equals(written)) {
+            assertThat(System.nanoTime()).as("the survivors hold the head and its chunks as primaries").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+        // To 1,100.5 s, where the entries of the first 100 s have expired: the first live
+        // entry is in a chunk, not in the head, and the next decision reads it.
+        clock.advanceMicros(500_490_000L);
+        assertThat(log.needsAChunk(newHead, clock.nowMicros() + 10_000)).as("the next decision reads a chunk").isTrue();
+        // Up to the limit and beyond (a denial's retry time is the first live entry's expiry,
+        // in a chunk), then on while the chunks' entries expire one by one.
+        log.decide(700, 10_000);
+        log.decide(700, 1_000_000);
+        log.assertNoPeriodAdmittedMoreThan();
+    }
+
+    /** The state of {@code key} that one of {@code servers} holds as its primary; {@code null} when none does. */
+    private static byte[] primaryHead(List<Ignite> servers, String key) {
+        for (Ignite server : servers) {
+            byte[] state = server.<String, byte[]>cache(IgniteStore.DEFAULT_CACHE_NAME).localPeek(key, CachePeekMode.PRIMARY);
+            if (state != null) {
+                return state;
+            }
+        }
+        return null;
+    }
+
+    /** The keys of the chunks that {@code servers} hold as their primaries. */
+    private static Set<ChunkKey> primaryChunks(List<Ignite> servers) {
+        Set<ChunkKey> chunks = new HashSet<>();
+        for (Ignite server : servers) {
+            server.<ChunkKey, long[]>cache(IgniteStore.DEFAULT_CACHE_NAME + ".chunks")
+                    .localEntries(CachePeekMode.PRIMARY).forEach(entry -> chunks.add(entry.getKey()));
+        }
+        return chunks;
+    }
+
+    /**
+     * As a crash looks to the others: the node stops answering, and is dropped when its failure
+     * is detected; then it is stopped for good without saying goodbye.
+     */
+    private static void failAbruptly(Ignite node) {
+        ((TcpCommunicationSpi) node.configuration().getCommunicationSpi()).simulateNodeFailure();
+        ((TcpDiscoverySpi) node.configuration().getDiscoverySpi()).simulateNodeFailure();
+        Ignition.stop(node.name(), true);
     }
 
     private void survivesTheLossOfThePrimary(Consumer<Ignite> lose) throws Exception {
