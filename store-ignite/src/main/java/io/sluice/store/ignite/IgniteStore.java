@@ -56,6 +56,20 @@ public final class IgniteStore {
     /** How many decisions may be waiting for the cluster at once when no concurrency is set. */
     public static final int DEFAULT_CONCURRENCY = 64;
 
+    /**
+     * A system property of the JVM that builds a store (on a server or a client node):
+     * {@code false} makes the store send its decisions without the chunks of long sliding logs,
+     * which keeps each log whole in its key's entry, as versions before 2026-12-03 did, instead
+     * of as a bounded head there and its older entries in the cache {@code <cache>.chunks}
+     * (see docs/stores/ignite.md); the store then creates no such cache. Set it for the stores
+     * of this version while server nodes of an earlier version, which refuse a request with
+     * chunks, are in the cluster (a rolling upgrade), from before the first store of this
+     * version is built: a log kept as a head cannot be decided without its chunks (a store
+     * failure). Unset, or any other value: chunks are on. The Hazelcast store's switch is
+     * {@code sluice.hazelcast.log-chunks}.
+     */
+    public static final String LOG_CHUNKS_PROPERTY = "sluice.ignite.log-chunks";
+
     /** How long {@link Builder#build()} waits for its warm-up decisions at most. */
     static final Duration WARM_UP_PATIENCE = Duration.ofSeconds(10);
 
@@ -200,7 +214,8 @@ public final class IgniteStore {
                     ? IgniteHeartbeat.start(ignite, cacheName, backups, heartbeatInterval, testClock) : null;
             GridCalls calls = new GridCalls("the Ignite cache '" + cacheName + "'", timeout, concurrency);
             CacheCalls primaries = new CacheCalls(cache, calls);
-            ChunkCache chunks = new ChunkCache(ignite.getOrCreateCache(chunksConfiguration()), calls, testClock == null);
+            ChunkCache chunks = sendsChunks()
+                    ? new ChunkCache(ignite.getOrCreateCache(chunksConfiguration()), calls, testClock == null) : null;
             GridStore store = new GridStore("IgniteStore[cache " + cacheName + ", timeout " + timeout + "]",
                     calls, primaries, primaries, chunks, testClock, heartbeat);
             Throwable failure = store.warmUp(primaries.warmUpKeys(ignite), WARM_UP_PATIENCE);
@@ -209,6 +224,11 @@ public final class IgniteStore {
                         + "' could not warm up; its first decisions may fail until the cluster answers", failure);
             }
             return store;
+        }
+
+        /** Whether the store sends the chunks of long sliding logs ({@link #LOG_CHUNKS_PROPERTY}). */
+        private static boolean sendsChunks() {
+            return !"false".equals(System.getProperty(LOG_CHUNKS_PROPERTY));
         }
 
         /**

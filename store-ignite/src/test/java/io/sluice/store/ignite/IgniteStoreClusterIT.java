@@ -160,6 +160,39 @@ class IgniteStoreClusterIT {
         assertThat(nodes.get(0).cache(IgniteStore.DEFAULT_CACHE_NAME + ".chunks").size()).isPositive();
     }
 
+    /**
+     * {@link IgniteStore#LOG_CHUNKS_PROPERTY} {@code false} when a store is built (a rolling
+     * upgrade from server nodes that refuse chunks): that store keeps a long sliding log whole in
+     * its key's entry, deciding as the whole log, where a store built without it keeps a head.
+     */
+    @Test
+    void aStoreBuiltWithLogChunksOffKeepsLongSlidingLogsWhole() {
+        List<Limit> limits = List.of(Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofHours(1)).named("upgrading"));
+        Store whole;
+        System.setProperty(IgniteStore.LOG_CHUNKS_PROPERTY, "false");
+        try {
+            whole = IgniteStore.builder(client).clockForTesting(clock).timeout(Duration.ofSeconds(10)).build();
+        } finally {
+            System.clearProperty(IgniteStore.LOG_CHUNKS_PROPERTY);
+        }
+        try {
+            KeyState reference = KeyState.empty();
+            for (int step = 0; step < 300; step++) {
+                clock.advanceMicros(1_000);
+                Decision expected = reference.tryAcquire(limits, clock.nowMicros(), 1);
+                assertThat(decide(whole, "whole-log", limits, 1)).as("step %d", step).isEqualTo(expected);
+                assertThat(decide(stores.get(3), "chunked-log", limits, 1)).as("step %d", step).isEqualTo(expected);
+            }
+        } finally {
+            whole.close();
+        }
+        // 300 entries of 16 bytes: the whole log.
+        assertThat(peek("whole-log", CachePeekMode.PRIMARY)).satisfies(
+                state -> assertThat(KeyState.holdsHeads(state)).isFalse(),
+                state -> assertThat(state.length).isGreaterThan(300 * 16));
+        assertThat(KeyState.holdsHeads(peek("chunked-log", CachePeekMode.PRIMARY))).isTrue();
+    }
+
     @Test
     void backupsHoldThePrimarysStateAndIdleKeysExpire() throws Exception {
         Store memberClockStore = IgniteStore.builder(nodes.get(0)).timeout(Duration.ofSeconds(10)).build();
