@@ -12,10 +12,10 @@ import java.util.function.LongConsumer;
  * What every decision of a sliding-log benchmark does to a full log of {@code permits} entries,
  * one every {@link #STEP_MICROS} microseconds from {@link #FIRST_ENTRY_MICROS}
  * ({@link LocalSlidingLogBenchmark}, {@link GridSlidingLogBenchmark},
- * {@link HazelcastSlidingLogBenchmark}): the decision's cost is compared between log lengths.
- * The benchmarks that decide through a store on a virtual clock share the log's limit
- * ({@link #steadyLimits}), its filling ({@link #fill}), the clock's step ({@link #nextMicros})
- * and the outcome's check ({@link #allowed}).
+ * {@link HazelcastSlidingLogBenchmark}, {@link IgniteSlidingLogBenchmark}): the decision's cost
+ * is compared between log lengths. The benchmarks that decide through a store on a virtual clock
+ * share the log's limit ({@link #steadyLimits}), its filling ({@link #fill}), the clock's step
+ * ({@link #nextMicros}) and the outcome's check ({@link #allowed}).
  */
 public enum SlidingLogOutcome {
     /** The oldest entry has just expired: admitted, the log keeps its length, the new log written. */
