@@ -10,14 +10,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every store must decide, computed the plainest way: a map of each key's per-limit
  * states, each limit's {@link io.sluice.api.Algorithm#transition} on its own state, and
- * {@link Decisions#combine}. It shares nothing with a store's code path but the algorithms,
- * and it never expires state: by the algorithms' contract a state past its reset decides
- * as the fresh state does, so a store that expires a state too early disagrees with it.
- * Not thread-safe.
+ * {@link Decisions#combine}. It shares nothing with a store's code path but the algorithms.
+ * A limit's state lives until the reset of the charge that wrote it, as the stores keep it: past
+ * that it is the fresh state, also for a limit of the same name whose parameters changed (under
+ * the same parameters the algorithms' contract makes it decide as the fresh state anyway, so a
+ * store that expires a state too early disagrees with the model). Not thread-safe.
  */
 final class ReferenceModel {
 
@@ -29,10 +31,14 @@ final class ReferenceModel {
         List<Transition> transitions = new ArrayList<>(limits.size());
         for (Limit limit : limits) {
             HeldState held = limitStates.get(limit.name());
-            transitions.add(limit.algorithm().transition(held == null ? null : held.state(), nowMicros, limit, cost));
+            long @Nullable [] state = held != null && held.expiresAtMicros() > nowMicros ? held.state() : null;
+            transitions.add(limit.algorithm().transition(state, nowMicros, limit, cost));
         }
         Decision decision = Decisions.combine(limits, transitions);
         if (decision.allowed()) {
+            // A write drops the key's expired states, as a store's does: a clock going back later
+            // does not bring them back.
+            limitStates.values().removeIf(held -> held.expiresAtMicros() <= nowMicros);
             for (int i = 0; i < limits.size(); i++) {
                 Transition transition = transitions.get(i);
                 // Admitted, so it has a state: Transition.allowed requires one.

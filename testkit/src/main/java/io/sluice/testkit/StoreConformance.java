@@ -477,6 +477,38 @@ public abstract class StoreConformance {
         }
     }
 
+    @Example
+    void aStatePastItsResetIsFreshUnderAChangedLimit() {
+        Fixture fixture = fixture();
+        VirtualClock clock = fixture.clock;
+        long twoMinutes = 120_000_000L;
+        for (Algorithm algorithm : Algorithms.all()) {
+            String key = fixture.newKey("reset-then-changed");
+            ReferenceModel model = new ReferenceModel();
+            Limit before = Limit.of(algorithm, 10, Duration.ofMinutes(1)).named("tier");
+            Limit raised = Limit.of(algorithm, 20, Duration.ofMinutes(2)).named("tier");
+            // A longer-lived limit keeps the key: only the tier's own state has expired.
+            Limit day = Limit.of(algorithm, 1_000, Duration.ofDays(1)).named("day");
+            // 58 s into a window of two minutes: a fixed window of one minute resets 2 s later, at
+            // the middle of the raised limit's window, which the charged one's start also starts.
+            clock.setMicros((clock.nowMicros() / twoMinutes + 1) * twoMinutes + 58_000_000);
+            Decision charged = model.tryAcquire(key, List.of(before, day), clock.nowMicros(), 3);
+            assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(before, day), 3)))
+                    .as("a request of cost 3 against %s and %s on an unused key", before, day).isEqualTo(charged);
+            // Bound to the tier (7 remaining against the day's 997): its reset is the tier's.
+            clock.advance(charged.resetAfter());
+            Decision expected = model.tryAcquire(key, List.of(raised, day), clock.nowMicros(), 3);
+            assertThat(expected.remaining()).as("the model: %s past its reset is the fresh state under %s",
+                    before, raised).isEqualTo(17);
+            assertThat(await(fixture.virtualStore.tryAcquire(key, List.of(raised, day), 3)))
+                    .as("a request of cost 3 against %s once %s's state was past its reset (%s after a request of "
+                            + "cost 3), the key kept by %s: the state is fresh whatever the limit's parameters now "
+                            + "(reading it as it is gives the tier fewer than 17 remaining); the store decided",
+                            raised, before, charged.resetAfter(), day)
+                    .isEqualTo(expected);
+        }
+    }
+
     private static void assertSameDecision(Fixture fixture, ReferenceModel model, String key, List<Limit> limits,
                                            long cost) {
         long now = fixture.clock.nowMicros();

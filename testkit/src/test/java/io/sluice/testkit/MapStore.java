@@ -42,6 +42,8 @@ final class MapStore implements Store {
         WRITES_ON_DENIAL,
         /** Keeps a key as long as its shortest-lived limit instead of its longest. */
         EXPIRES_WITH_SHORTEST_LIMIT,
+        /** Reads a limit's state past its reset while the key lives, as the same limit's fresh state would not. */
+        READS_A_STATE_PAST_ITS_RESET,
         /** Never sees state of its previous format, as a store that moved to a new key schema. */
         IGNORES_PREVIOUS_FORMAT,
         /** None, but a store that rejects state of its previous format, naming the version. */
@@ -53,11 +55,15 @@ final class MapStore implements Store {
     }
 
     /** One key's states, by limit name, when all of them are reset, and whether the previous format wrote them. */
-    private record Entry(Map<String, long[]> states, long expiresAtMicros, boolean previousFormat) {
+    private record Entry(Map<String, LimitState> states, long expiresAtMicros, boolean previousFormat) {
 
-        Entry(Map<String, long[]> states, long expiresAtMicros) {
+        Entry(Map<String, LimitState> states, long expiresAtMicros) {
             this(states, expiresAtMicros, false);
         }
+    }
+
+    /** One limit's state and the reset of the charge that wrote it, after which it is the fresh state. */
+    private record LimitState(long[] state, long expiresAtMicros) {
     }
 
     private final TimeSource clock;
@@ -116,25 +122,33 @@ final class MapStore implements Store {
         long now = clock.nowMicros();
         freeExpired(now);
         Entry entry = entries.get(key);
-        Map<String, long[]> states = entry != null && entry.expiresAtMicros() > now ? entry.states() : Map.of();
+        Map<String, LimitState> states = new HashMap<>();
+        if (entry != null && entry.expiresAtMicros() > now) {
+            entry.states().forEach((name, held) -> {
+                if (held.expiresAtMicros() > now || flaw == Flaw.READS_A_STATE_PAST_ITS_RESET) {
+                    states.put(name, held);
+                }
+            });
+        }
         List<Transition> transitions = new ArrayList<>();
         for (Limit limit : limits) {
-            transitions.add(limit.algorithm().transition(states.get(limit.name()), now, limit, cost));
+            LimitState held = states.get(limit.name());
+            transitions.add(limit.algorithm().transition(held == null ? null : held.state(), now, limit, cost));
         }
         if (flaw == Flaw.RACY) {
             // Widens the window between reading and writing, as a network round trip would.
             LockSupport.parkNanos(50_000);
         }
         Decision decision = Decisions.combine(limits, transitions);
-        Map<String, long[]> written = new HashMap<>(states);
+        Map<String, LimitState> written = new HashMap<>(states);
         long longest = entry != null && entry.expiresAtMicros() > now ? entry.expiresAtMicros() : now;
         long shortest = Long.MAX_VALUE;
         boolean changed = false;
         for (int i = 0; i < limits.size(); i++) {
             Transition transition = transitions.get(i);
             if (decision.allowed() || (flaw == Flaw.CHARGES_ON_DENIAL && transition.allowed())) {
-                written.put(limits.get(i).name(), transition.state());
                 long expiresAt = now + transition.resetAfterMicros();
+                written.put(limits.get(i).name(), new LimitState(transition.state(), expiresAt));
                 longest = Math.max(longest, expiresAt);
                 shortest = Math.min(shortest, expiresAt);
                 changed = true;
@@ -172,10 +186,10 @@ final class MapStore implements Store {
         if (flaw == Flaw.IGNORES_PREVIOUS_FORMAT) {
             return;
         }
-        Map<String, long[]> written = new HashMap<>();
+        Map<String, LimitState> written = new HashMap<>();
         long expiresAt = Long.MIN_VALUE;
         for (HeldState held : states) {
-            written.put(held.limit().name(), held.state());
+            written.put(held.limit().name(), new LimitState(held.state(), held.expiresAtMicros()));
             expiresAt = Math.max(expiresAt, held.expiresAtMicros());
         }
         entries.put(key, new Entry(written, expiresAt, true));

@@ -42,6 +42,7 @@ class StoreConformanceTest {
             "distinctKeysHaveDistinctStates",
             "aClockGoingBackRefillsNothing",
             "aChangedLimitReadsTheStateItsNameHolds",
+            "aStatePastItsResetIsFreshUnderAChangedLimit",
             "stateExpiresOnceItsLimitIsFullyReset",
             "idleStateIsFreedOnTheStoresOwnClock",
             "aStoreInProcessAnswersOnTheCallingThread",
@@ -141,6 +142,14 @@ class StoreConformanceTest {
         assertThat(failed).containsKeys("aKeyLivesAsLongAsItsLongestLivedLimit");
         assertThat(failed.get("aKeyLivesAsLongAsItsLongestLivedLimit"))
                 .contains("once its shortest-lived limit is reset");
+    }
+
+    @Test
+    void readingAStatePastItsResetUnderAChangedLimitIsCaught() {
+        Map<String, String> failed = run(ReadsAStatePastItsReset.class).failed();
+        assertThat(failed).containsKeys("aStatePastItsResetIsFreshUnderAChangedLimit");
+        assertThat(failed.get("aStatePastItsResetIsFreshUnderAChangedLimit"))
+                .contains("the state is fresh whatever the limit's parameters now");
     }
 
     @Test
@@ -441,6 +450,12 @@ class StoreConformanceTest {
     static class ExpiresWithShortestLimit extends MapStoreKit {
         ExpiresWithShortestLimit() {
             super(MapStore.Flaw.EXPIRES_WITH_SHORTEST_LIMIT);
+        }
+    }
+
+    static class ReadsAStatePastItsReset extends MapStoreKit {
+        ReadsAStatePastItsReset() {
+            super(MapStore.Flaw.READS_A_STATE_PAST_ITS_RESET);
         }
     }
 
