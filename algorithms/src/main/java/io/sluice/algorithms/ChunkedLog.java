@@ -2,7 +2,6 @@ package io.sluice.algorithms;
 
 import io.sluice.api.Limit;
 import io.sluice.api.Transition;
-import java.util.Arrays;
 import java.util.function.LongFunction;
 import org.jspecify.annotations.Nullable;
 
@@ -90,6 +89,15 @@ final class ChunkedLog {
             throw new IllegalArgumentException("a chunk holds at least one entry: " + chunkEntries);
         }
         this.chunkEntries = chunkEntries;
+    }
+
+    /**
+     * Whether a log that is not a head, written as {@code longs} longs (format 1 or 2), is still
+     * one after any one admission, which adds at most one entry: it holds at most {@code 2 C - 2}
+     * entries, so {@link #decide} would decide it as the plain log, and a store may do so itself.
+     */
+    boolean staysWhole(int longs) {
+        return longs <= 2 + 2 * (2 * chunkEntries - 2);
     }
 
     /** Whether {@code state} is a head. */
@@ -278,7 +286,7 @@ final class ChunkedLog {
             }
             boolean merge = lastTime >= now;
             long entryTime = merge ? lastTime : now;
-            long[] next = withFlush(appended(trimmed(), entryTime, total + cost, merge));
+            long[] next = withFlush(appended(trimmed(merge ? 0 : 2), entryTime, total + cost, merge));
             return new Outcome(NONE, Transition.allowed(permits - used - cost, entryTime + period - now, next), next,
                     flushOf(next));
         }
@@ -381,48 +389,55 @@ final class ChunkedLog {
          * The head without what expired before the first live entry: the loaded part from it,
          * or the chunk it is in spliced in front of the rest of the gap, or, when the gap went,
          * the open part from it; its pending flush dropped when the open part's first entry
-         * changed (its oldest entries expired), since the chunk named would not hold them.
+         * changed (its oldest entries expired), since the chunk named would not hold them. The
+         * array has {@code room} longs more at its end, zero, for the admission's entry: one copy
+         * of the head per admission, not two.
          */
-        private long[] trimmed() {
-            long[] keptLoaded;
+        private long[] trimmed(int room) {
+            int loadedLongs;
             int keptFrom;
             switch (first) {
                 case LOADED -> {
-                    keptLoaded = Arrays.copyOfRange(head, loadedStart + firstIndex, openStart);
+                    loadedLongs = openStart - loadedStart - firstIndex;
                     keptFrom = 0;
                 }
                 case CHUNK -> {
-                    long chunkPrior = head[HEADER + 2 * firstChunk + 1];
-                    keptLoaded = new long[firstChunkEntries.length - firstIndex];
-                    for (int i = 0; i < keptLoaded.length; i += 2) {
-                        keptLoaded[i] = firstChunkEntries[firstIndex + i];
-                        keptLoaded[i + 1] = firstChunkEntries[firstIndex + i + 1] + chunkPrior;
-                    }
+                    loadedLongs = firstChunkEntries.length - firstIndex;
                     keptFrom = firstChunk + 1;
                 }
                 case CHUNK_START -> {
-                    keptLoaded = NO_ENTRIES;
+                    loadedLongs = 0;
                     keptFrom = firstChunk;
                 }
                 default -> {
-                    keptLoaded = NO_ENTRIES;
+                    loadedLongs = 0;
                     keptFrom = gap;
                 }
             }
             int keptGap = gap - keptFrom;
+            int loadedAt = HEADER + 2 * keptGap;
             int openFrom = first == Place.OPEN ? openStart + firstIndex : openStart;
             int openLongs = head.length - openFrom;
-            long[] next = new long[HEADER + 2 * keptGap + keptLoaded.length + openLongs];
+            int longs = loadedAt + loadedLongs + openLongs;
+            long[] next = new long[longs + room];
             System.arraycopy(head, 0, next, 0, HEADER);
             System.arraycopy(head, HEADER + 2 * keptFrom, next, HEADER, 2 * keptGap);
-            System.arraycopy(keptLoaded, 0, next, HEADER + 2 * keptGap, keptLoaded.length);
-            System.arraycopy(head, openFrom, next, HEADER + 2 * keptGap + keptLoaded.length, openLongs);
+            if (first == Place.LOADED) {
+                System.arraycopy(head, loadedStart + firstIndex, next, loadedAt, loadedLongs);
+            } else if (first == Place.CHUNK) {
+                long chunkPrior = head[HEADER + 2 * firstChunk + 1];
+                for (int i = 0; i < loadedLongs; i += 2) {
+                    next[loadedAt + i] = firstChunkEntries[firstIndex + i];
+                    next[loadedAt + i + 1] = firstChunkEntries[firstIndex + i + 1] + chunkPrior;
+                }
+            }
+            System.arraycopy(head, openFrom, next, loadedAt + loadedLongs, openLongs);
             next[GAP_FIRST] = keptGap == 0 ? NONE : head[GAP_FIRST] + keptFrom;
             next[GAP_CHUNKS] = keptGap;
-            next[LOADED] = keptLoaded.length / 2;
+            next[LOADED] = loadedLongs / 2;
             next[BASE] = prior;
             int nextOpen = openStart(next);
-            if (next[PENDING] != NONE && (nextOpen == next.length || next[nextOpen] != next[PENDING_TIME])) {
+            if (next[PENDING] != NONE && (nextOpen == longs || next[nextOpen] != next[PENDING_TIME])) {
                 next[PENDING] = NONE;
                 next[PENDING_TIME] = 0;
             }
@@ -434,26 +449,26 @@ final class ChunkedLog {
     private enum Place { LOADED, CHUNK, CHUNK_START, OPEN }
 
     /**
-     * {@code head} with an admission's entry: added to its newest when {@code merge}, else
-     * appended; totals rebased when its base grew large.
+     * {@code head} with an admission's entry, in place: added to its newest when {@code merge},
+     * else written into its last two longs, left free for it; totals rebased when its base grew
+     * large.
      */
     private static long[] appended(long[] head, long entryTime, long newTotal, boolean merge) {
-        long[] next = merge ? head : Arrays.copyOf(head, head.length + 2);
         if (!merge) {
-            next[next.length - 2] = entryTime;
+            head[head.length - 2] = entryTime;
         }
-        next[next.length - 1] = newTotal;
-        long base = next[BASE];
+        head[head.length - 1] = newTotal;
+        long base = head[BASE];
         if (base > SlidingLog.REBASE_ABOVE) {
             // The gap's priors and every entry's total: at odd offsets from HEADER. A chunk holds
             // its totals relative to its prior, so the chunks written stay as they are.
-            next[BASE] -= base;
-            next[GAP_END] -= base;
-            for (int i = HEADER + 1; i < next.length; i += 2) {
-                next[i] -= base;
+            head[BASE] -= base;
+            head[GAP_END] -= base;
+            for (int i = HEADER + 1; i < head.length; i += 2) {
+                head[i] -= base;
             }
         }
-        return next;
+        return head;
     }
 
     /** The index of the first entry from {@code start} whose time is above {@code expiredUpTo}; {@code end} when none. */

@@ -148,6 +148,49 @@ class KeyStateTest {
     }
 
     @Test
+    void aShortLogDecidedWithChunksIsReadInPlaceAsWithout() {
+        // 126 entries, the most a log holds that one admission leaves whole: 254 longs, 2,032
+        // bytes decoded. With chunks, the log used to be decoded and built anew as an array, two
+        // copies per decision (over 4 KB); read in place, a decision allocates a few objects.
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofSeconds(100)).named("log");
+        KeyState filled = KeyState.empty();
+        for (int i = 0; i < 2 * ChunkedLog.CHUNK_ENTRIES - 2; i++) {
+            filled.tryAcquire(List.of(log), T0 + 1_000L * i, 1);
+        }
+        byte[] bytes = filled.encode();
+        LogChunks none = new LogChunks() {
+            @Override
+            public long[] chunk(String limitName, long birth, long index) {
+                throw new AssertionError("a whole log needs no chunk");
+            }
+
+            @Override
+            public void need(String limitName, long birth, long index) {
+                throw new AssertionError("a whole log needs no chunk");
+            }
+
+            @Override
+            public void flush(String limitName, long birth, long index, long[] entries) {
+                throw new AssertionError("a log that stays whole flushes nothing");
+            }
+        };
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        long fewest = Long.MAX_VALUE;
+        for (int round = 0; round < 20; round++) {
+            KeyState chunked = KeyState.decode(bytes);
+            KeyState plain = KeyState.decode(bytes);
+            long before = threads.getThreadAllocatedBytes(thread);
+            Decision admitted = chunked.tryAcquire(List.of(log), T0 + 200_000, 1, none);
+            fewest = Math.min(fewest, threads.getThreadAllocatedBytes(thread) - before);
+            assertThat(admitted).isEqualTo(plain.tryAcquire(List.of(log), T0 + 200_000, 1));
+            assertThat(chunked.encode()).isEqualTo(plain.encode());
+        }
+        assertThat(fewest).isLessThan(2_032);
+    }
+
+    @Test
     void readsFormatOne() {
         // One limit "x", expiry 1, state [3, 4]: every number a zig-zag varint, the length unsigned.
         byte[] formatOne = {KeyState.FORMAT_VERSION_1, 1, 1, 'x', 2, 2, 6, 8};
