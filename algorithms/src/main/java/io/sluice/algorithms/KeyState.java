@@ -147,10 +147,10 @@ public final class KeyState {
      */
     public byte[] encode() {
         byte[][] nameBytes = new byte[size][];
-        int length = 1 + unsignedLength(size);
+        int length = 1 + Varints.unsignedLength(size);
         for (int i = 0; i < size; i++) {
             nameBytes[i] = name(i).getBytes(StandardCharsets.UTF_8);
-            length += unsignedLength(nameBytes[i].length) + nameBytes[i].length + signedLength(expiry(i));
+            length += Varints.unsignedLength(nameBytes[i].length) + nameBytes[i].length + Varints.signedLength(expiry(i));
             ByteBuffer bytes = encoded(i);
             long[] state = state(i);
             if (bytes != null && SlidingLog.isSplice(state)) {
@@ -167,42 +167,42 @@ public final class KeyState {
                     : SlidingLog.isSplice(state) ? SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state)
                     : bytes.remaining() / Long.BYTES;
             if (bytes != null || longs > FIXED_WIDTH_ABOVE) {
-                length += unsignedLength((long) longs << 1 | 1) + Long.BYTES * longs;
+                length += Varints.unsignedLength((long) longs << 1 | 1) + Long.BYTES * longs;
             } else {
-                length += unsignedLength((long) longs << 1);
+                length += Varints.unsignedLength((long) longs << 1);
                 for (int j = 0; j < longs; j++) {
-                    length += signedLength(storedLong(state, j));
+                    length += Varints.signedLength(storedLong(state, j));
                 }
             }
         }
         ByteBuffer out = ByteBuffer.allocate(length);
         out.put(holdsHead() ? FORMAT_VERSION_HEADS : FORMAT_VERSION);
-        writeUnsigned(out, size);
+        Varints.writeUnsigned(out, size);
         for (int i = 0; i < size; i++) {
-            writeUnsigned(out, nameBytes[i].length);
+            Varints.writeUnsigned(out, nameBytes[i].length);
             out.put(nameBytes[i]);
-            writeSigned(out, expiry(i));
+            Varints.writeSigned(out, expiry(i));
             ByteBuffer bytes = encoded(i);
             long[] state = state(i);
             if (bytes != null && SlidingLog.isSplice(state)) {
-                writeUnsigned(out, (long) SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state) << 1 | 1);
+                Varints.writeUnsigned(out, (long) SlidingLog.splicedLength(bytes.remaining() / Long.BYTES, state) << 1 | 1);
                 SlidingLog.writeSpliced(bytes, state, out);
                 continue;
             }
             if (bytes != null) {
-                writeUnsigned(out, (long) bytes.remaining() / Long.BYTES << 1 | 1);
+                Varints.writeUnsigned(out, (long) bytes.remaining() / Long.BYTES << 1 | 1);
                 out.put(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
                 continue;
             }
             int longs = storedLength(state);
             if (longs <= FIXED_WIDTH_ABOVE) {
-                writeUnsigned(out, (long) longs << 1);
+                Varints.writeUnsigned(out, (long) longs << 1);
                 for (int j = 0; j < longs; j++) {
-                    writeSigned(out, storedLong(state, j));
+                    Varints.writeSigned(out, storedLong(state, j));
                 }
                 continue;
             }
-            writeUnsigned(out, (long) longs << 1 | 1);
+            Varints.writeUnsigned(out, (long) longs << 1 | 1);
             int from = 0;
             if (SlidingLog.isInPlace(state)) {
                 out.putLong(storedLong(state, 0)).putLong(storedLong(state, 1));
@@ -815,27 +815,6 @@ public final class KeyState {
             text.append(name(i)).append(" until ").append(expiry(i)).append(", ");
         }
         return text.append(']').toString();
-    }
-
-    private static void writeSigned(ByteBuffer out, long value) {
-        writeUnsigned(out, (value << 1) ^ (value >> 63));
-    }
-
-    private static void writeUnsigned(ByteBuffer out, long value) {
-        while ((value & ~0x7FL) != 0) {
-            out.put((byte) ((value & 0x7F) | 0x80));
-            value >>>= 7;
-        }
-        out.put((byte) value);
-    }
-
-    private static int signedLength(long value) {
-        return unsignedLength((value << 1) ^ (value >> 63));
-    }
-
-    /** The bytes {@link #writeUnsigned} writes for {@code value}: 7 bits a byte. */
-    private static int unsignedLength(long value) {
-        return Math.max(1, (64 - Long.numberOfLeadingZeros(value) + 6) / 7);
     }
 
     /** Reads the variable-length integers of an encoding, rejecting truncated input. */

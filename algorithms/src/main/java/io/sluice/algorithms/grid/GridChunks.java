@@ -20,15 +20,20 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A request is {@link #CHUNKED_FORMAT}, the number of acknowledgements, each as
  * {@code (limit, birth, index, first time)}, the number of chunks, each as
- * {@code (limit, birth, index, number of longs, longs)}, then the decision's or batch's own bytes
- * (last, so that {@link GridRequest#usesMemberClock(byte[])} reads them as it reads a plain one).
- * A member of an earlier version refuses the format as one it does not know, so a caller that
- * handles chunks never makes an earlier member decide on a head it cannot read.
+ * {@code (limit, birth, index, number of longs, longs)}, the longs as
+ * {@link LogChunks#putEntries} writes them (a byte or two each), then the decision's or batch's
+ * own bytes (last, so that {@link GridRequest#usesMemberClock(byte[])} reads them as it reads a
+ * plain one). A member of an earlier version refuses the format as one it does not know, so a
+ * caller that handles chunks never makes an earlier member decide on a head it cannot read (nor
+ * one of format 3, which carried a chunk's longs 8 bytes each, read compact chunks as those).
  */
 final class GridChunks {
 
-    /** The first byte of a request whose caller handles chunks. */
-    static final byte CHUNKED_FORMAT = 3;
+    /**
+     * The first byte of a request whose caller handles chunks. 3 carried a chunk's longs 8
+     * bytes each: a chunk kept with a key's denials made a denial's request 1 KB longer.
+     */
+    static final byte CHUNKED_FORMAT = 4;
 
     /** A chunk the caller wrote, acknowledged to the owner ({@link KeyState#acked}). */
     record Ack(String limit, long birth, long index, long firstTime) {
@@ -82,7 +87,7 @@ final class GridChunks {
             bytes += nameBytes(ack.limit()) + 3 * Long.BYTES;
         }
         for (Chunk chunk : chunks) {
-            bytes += nameBytes(chunk.limit()) + 2 * Long.BYTES + Integer.BYTES + chunk.entries().length * Long.BYTES;
+            bytes += nameBytes(chunk.limit()) + 2 * Long.BYTES + Integer.BYTES + LogChunks.entriesLength(chunk.entries());
         }
         ByteBuffer out = ByteBuffer.allocate(bytes).put(CHUNKED_FORMAT).putInt(acks.size());
         for (Ack ack : acks) {
@@ -93,9 +98,7 @@ final class GridChunks {
         for (Chunk chunk : chunks) {
             putName(out, chunk.limit());
             out.putLong(chunk.birth()).putLong(chunk.index()).putInt(chunk.entries().length);
-            for (long entry : chunk.entries()) {
-                out.putLong(entry);
-            }
+            LogChunks.putEntries(out, chunk.entries());
         }
         return out.put(operation).array();
     }
@@ -127,14 +130,11 @@ final class GridChunks {
                     long birth = in.getLong();
                     long index = in.getLong();
                     int longs = count(in, "longs of a chunk");
-                    if (longs < 2 || longs % 2 != 0 || longs > in.remaining() / Long.BYTES) {
+                    if (longs < 2 || longs % 2 != 0 || longs > in.remaining()) {
                         throw new IllegalArgumentException("a chunk of " + longs + " longs in a request of "
                                 + request.length + " bytes");
                     }
-                    long[] entries = new long[longs];
-                    in.asLongBuffer().get(entries);
-                    in.position(in.position() + longs * Long.BYTES);
-                    chunks.add(new Chunk(limit, birth, index, entries));
+                    chunks.add(new Chunk(limit, birth, index, LogChunks.getEntries(in, longs)));
                 }
                 if (!in.hasRemaining() || request[in.position()] == CHUNKED_FORMAT) {
                     throw new IllegalArgumentException("a request with chunks holds no decision of its own");
