@@ -47,6 +47,7 @@ final class ChunkedSends {
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
     /** How many chunk reads and writes go between two sweeps of the acknowledgements and chunks no longer needed. */
     static final int SWEEP_EVERY = 1_024;
+    private static final long[] NONE_DECIDED = {};
 
     private final GridStore.ChunkCalls chunks;
     /** {@link System#nanoTime()}, or a test's virtual one. */
@@ -78,7 +79,7 @@ final class ChunkedSends {
                                    Function<GridOperation, CompletableFuture<long[]>> send,
                                    Function<GridOperation, CompletableFuture<long[]>> resend) {
         Kept last = kept.get(key);
-        return send(key, decisions.decisions(), last == null ? List.of() : List.of(last.chunk()), new long[0], send,
+        return send(key, decisions.decisions(), last == null ? List.of() : List.of(last.chunk()), NONE_DECIDED, send,
                 resend);
     }
 
@@ -198,6 +199,9 @@ final class ChunkedSends {
     }
 
     private static long[] concat(long[] first, long[] second) {
+        if (first.length == 0) {
+            return second;
+        }
         long[] both = Arrays.copyOf(first, first.length + second.length);
         System.arraycopy(second, 0, both, first.length, second.length);
         return both;

@@ -256,7 +256,7 @@ final class GridChunks {
                     throw new IllegalArgumentException("a reply with chunks has " + (reply.length - at)
                             + " trailing longs");
                 }
-                return new Reply(decided, needed, List.copyOf(flushes));
+                return new Reply(decided, needed, flushes.isEmpty() ? List.of() : List.copyOf(flushes));
             } catch (ArrayIndexOutOfBoundsException | NegativeArraySizeException e) {
                 throw new IllegalArgumentException("a reply with chunks of " + reply.length + " longs is truncated", e);
             }
