@@ -241,7 +241,8 @@ public final class KeyState {
      * Decides a request of {@code cost} for every limit, all-or-nothing: evaluates each limit
      * on its current state, charges all of them if and only if all admit, and records each
      * charged limit's expiry ({@code now + resetAfter}). States that have expired by
-     * {@code nowMicros} are dropped first; states of limits not in {@code limits} are kept.
+     * {@code nowMicros} are read as no state and dropped; states of limits not in {@code limits}
+     * are kept.
      *
      * @throws IllegalArgumentException when {@code limits} is empty or {@code cost} is below 1
      */
@@ -251,7 +252,17 @@ public final class KeyState {
             throw new IllegalArgumentException("need at least one limit");
         }
         Checks.cost(cost);
-        dropExpired(nowMicros);
+        boolean keptExpired = dropExpiredExceptShort(nowMicros);
+        Decision decision = decideAndCharge(limits, nowMicros, cost);
+        if (keptExpired) {
+            // Those of limits that were not charged now: denied, or not in this request.
+            dropExpired(nowMicros);
+        }
+        return decision;
+    }
+
+    /** {@link #tryAcquire(List, long, long)}'s decision and charges, on states of which the expired ones are short. */
+    private Decision decideAndCharge(List<Limit> limits, long nowMicros, long cost) {
         if (limits.size() == 1) {
             // The common case, without the second pass of the general one.
             Limit limit = limits.get(0);
@@ -271,7 +282,7 @@ public final class KeyState {
             int at = indexOf(limit.name());
             Algorithm algorithm = limit.algorithm();
             if (algorithm instanceof Probing && readInPlace(at) == null) {
-                ((Probing) algorithm).fold(fold, i, inputState(at), nowMicros, limit, cost);
+                ((Probing) algorithm).fold(fold, i, inputState(at, nowMicros), nowMicros, limit, cost);
             } else {
                 fold.add(i, transition(limit, at, nowMicros, cost, NewState.NONE));
             }
@@ -289,7 +300,7 @@ public final class KeyState {
             int at = indexOf(limit.name());
             Algorithm algorithm = limit.algorithm();
             if (algorithm instanceof Probing && readInPlace(at) == null) {
-                ((Probing) algorithm).charge(this, at, inputState(at), nowMicros, limit, cost);
+                ((Probing) algorithm).charge(this, at, inputState(at, nowMicros), nowMicros, limit, cost);
             } else {
                 Transition admitted = transition(limit, at, nowMicros, cost, NewState.IN_PLACE);
                 charge(at, limit.name(), admitted.resetAfterMicros(), admitted.state(), nowMicros);
@@ -479,7 +490,12 @@ public final class KeyState {
     /** The index of the limit's state, negative when none is held or it has expired by {@code nowMicros}. */
     private int liveIndexOf(Limit limit, long nowMicros) {
         int at = indexOf(limit.name());
-        return at >= 0 && expiry(at) <= nowMicros ? -1 : at;
+        return expired(at, nowMicros) ? -1 : at;
+    }
+
+    /** Whether a state is held at {@code at} (not negative) that has expired by {@code nowMicros}. */
+    private boolean expired(int at, long nowMicros) {
+        return at >= 0 && expiry(at) <= nowMicros;
     }
 
     /**
@@ -508,19 +524,21 @@ public final class KeyState {
         for (Limit limit : limits) {
             Leasing.of(limit);
         }
-        dropExpired(nowMicros);
         int count = limits.size();
         Transition[] probes = new Transition[count];
         long tokens = maxTokens;
         for (int i = 0; i < count; i++) {
             Limit limit = limits.get(i);
-            probes[i] = limit.algorithm().transition(stateOf(indexOf(limit.name())), nowMicros, limit, 1);
+            probes[i] = limit.algorithm().transition(stateOf(liveIndexOf(limit, nowMicros)), nowMicros, limit, 1);
             if (probes[i].allowed()) {
                 tokens = Math.min(tokens, probes[i].remaining() + 1);
             }
         }
         Decision probe = Decisions.combine(limits, probes);
         if (!probe.allowed()) {
+            // As tryAcquire leaves a key it denies. Not dropped before the probes: tryAcquire
+            // charges an expired state again in its place (dropExpiredExceptShort).
+            dropExpired(nowMicros);
             return new Lease(0, nowMicros, probe);
         }
         Decision decision = tryAcquire(limits, nowMicros, tokens);
@@ -619,24 +637,27 @@ public final class KeyState {
                     newState != NewState.NONE);
         }
         return algorithm instanceof Probing
-                ? ((Probing) algorithm).transition(inputState(at), nowMicros, limit, cost, newState)
-                : algorithm.transition(stateOf(at), nowMicros, limit, cost);
+                ? ((Probing) algorithm).transition(inputState(at, nowMicros), nowMicros, limit, cost, newState)
+                : algorithm.transition(expired(at, nowMicros) ? null : stateOf(at), nowMicros, limit, cost);
     }
 
     /**
-     * What a built-in algorithm decides the limit at {@code at} on: its state ({@link #stateOf}),
-     * or, for a limit with none (negative), a short array that no limit holds any more, kept
-     * past {@link #size} when its limit's state was dropped (at its expiry, mostly), with its tag
-     * cleared: every algorithm reads that as no state ({@link Algorithm}), and an admission
-     * writes its new state into it ({@link NewState#IN_PLACE}) when it has the length. Why: a
-     * key decided less often than its limits reset (most keys of many) dropped its states
-     * between requests and allocated new ones in each; the arrays are still its own.
+     * What a built-in algorithm decides the limit at {@code at} on: its state ({@link #stateOf});
+     * for a state that expired by {@code nowMicros} (a short one, {@link #dropExpiredExceptShort}), its
+     * array with its tag cleared; for a limit with none (negative), a short array that no limit
+     * holds any more, kept past {@link #size} when its limit's state was dropped, with its tag
+     * cleared. Every algorithm reads a cleared tag as no state ({@link Algorithm}), and an
+     * admission writes its new state into the array ({@link NewState#IN_PLACE}) when it has the
+     * length. Why: a key decided less often than its limits reset (most keys of many) dropped
+     * its states between requests and allocated new ones in each; the arrays are still its own.
+     * An expired state's array is reused in its own slot, so that the admission that charges it
+     * again neither moves the later limits down nor appends this one after them.
      */
-    private long @Nullable [] inputState(int at) {
-        if (at >= 0) {
+    private long @Nullable [] inputState(int at, long nowMicros) {
+        if (at >= 0 && !expired(at, nowMicros)) {
             return stateOf(at);
         }
-        long[] spare = size < capacity() ? state(size) : null;
+        long[] spare = at >= 0 ? state(at) : size < capacity() ? state(size) : null;
         if (spare == null || spare.length == 0) {
             return null;
         }
@@ -712,7 +733,7 @@ public final class KeyState {
      */
     private void remove(int at) {
         long[] removed = state(at);
-        boolean spare = removed.length <= FIXED_WIDTH_ABOVE && encoded(at) == null;
+        boolean spare = isShort(at);
         for (int i = at + 1; i < size; i++) {
             setName(i - 1, name(i));
             setState(i - 1, state(i));
@@ -721,10 +742,18 @@ public final class KeyState {
         }
         size--;
         setName(size, null);
-        // Not a long one (a sliding log's): that would hold its memory, and no other state fits
-        // it; nor one that stood for an encoding (NOT_DECODED, a splice).
         setState(size, spare ? removed : NO_SPARE);
         setEncoded(size, null);
+    }
+
+    /**
+     * Whether the state at {@code at} is a short array that a limit without a state may reuse
+     * ({@link #inputState}): not a long one (a sliding log's), which would hold its memory and
+     * which no other state fits, nor one that stands for an encoding ({@code NOT_DECODED}, a
+     * splice).
+     */
+    private boolean isShort(int at) {
+        return state(at).length <= FIXED_WIDTH_ABOVE && encoded(at) == null;
     }
 
     /** How many limits fit before the arrays grow: the first in fields, the others in the arrays. */
@@ -806,6 +835,32 @@ public final class KeyState {
                 remove(i);
             }
         }
+    }
+
+    /**
+     * Drops the states that have expired by {@code nowMicros} except the short ones that are not
+     * a sliding log's, which stay in their slots for {@link #tryAcquire(List, long, long)} to read
+     * as no state and charge again in place ({@link #inputState}); returns whether it kept one,
+     * which the caller drops once it has decided. Why: a key visited less often than its limits
+     * reset (every ~0.1 s on 100,000 keys, a per-second bucket reset 10 ms after an admission)
+     * removed its expired states at each decision, moving the later limits' names, states and
+     * expiries down, and appended them again when charged. Not a sliding log's: its array kept
+     * in memory has room to spare and its decoded one none, so one would stay where the other
+     * moves, and a grid store that decodes the key for every request would write its limits in
+     * another order than the state kept in memory.
+     */
+    private boolean dropExpiredExceptShort(long nowMicros) {
+        boolean kept = false;
+        for (int i = size - 1; i >= 0; i--) {
+            if (expiry(i) <= nowMicros) {
+                if (isShort(i) && state(i).length > 0 && state(i)[0] >> 8 != SlidingLog.ID) {
+                    kept = true;
+                } else {
+                    remove(i);
+                }
+            }
+        }
+        return kept;
     }
 
     @Override

@@ -72,6 +72,34 @@ class KeyStateTest {
     }
 
     @Test
+    void anExpiredStateIsChargedAgainInItsOwnSlotAndDecidedAsNoState() {
+        Limit perSecondGcra = Limit.of(Algorithms.GCRA, 5, Duration.ofSeconds(1)).named("gcra");
+        List<Limit> limits = List.of(perSecond, perMinute, perSecondGcra);
+        KeyState state = KeyState.empty();
+        state.tryAcquire(limits, T0, 3);
+        // The same minute's count, and no state for the per-second limits: what the expired ones stand for.
+        KeyState fresh = KeyState.empty();
+        fresh.tryAcquire(List.of(perMinute), T0, 3);
+
+        long later = T0 + 2_000_000;
+        assertThat(state.holds("second", later)).isFalse();
+        assertThat(state.tryAcquire(limits, later, 4)).isEqualTo(fresh.tryAcquire(limits, later, 4));
+        // Charged where they were, not dropped and appended after the minute's.
+        assertThat(state.toString()).startsWith("KeyState[second until " + (later + 400_000) + ", minute");
+        for (long at = later + 50_000; at < later + 3_000_000; at += 450_000) {
+            assertThat(state.tryAcquire(limits, at, 3)).isEqualTo(fresh.tryAcquire(limits, at, 3));
+        }
+
+        // A denial on expired states keeps none of them.
+        KeyState denied = KeyState.empty();
+        denied.tryAcquire(List.of(perSecond, perSecondGcra), T0, 1);
+        Decision tooMuch = denied.tryAcquire(List.of(perSecond, perSecondGcra), later, 6);
+        assertThat(tooMuch.reason()).isEqualTo(Decision.Reason.COST_EXCEEDS_CAPACITY);
+        assertThat(denied.isEmpty()).isTrue();
+        assertThat(denied.expiresAtMicros()).isZero();
+    }
+
+    @Test
     void roundTripsAndExpires() {
         KeyState state = KeyState.empty();
         assertThat(state.isEmpty()).isTrue();
