@@ -632,9 +632,12 @@ class RedisStoreIT {
             assertThat(decide(store, "authenticated", List.of(limit(Algorithms.GCRA, 1, Duration.ofDays(1))), 1)
                     .allowed()).isTrue();
 
+            // Refused for the missing password: the server's NOAUTH, or, when the server's answer
+            // and the channel's close race in Lettuce's connect (seen once in 40 runs on Redis
+            // 6.2), Lettuce's own error for a handshake already gone.
             assertThatThrownBy(() -> RedisStore.standalone(RedisURI.create(own.uri())).build())
                     .isInstanceOf(RedisConnectionException.class)
-                    .rootCause().hasMessageContaining("NOAUTH");
+                    .rootCause().message().containsAnyOf("NOAUTH", "RedisHandshakeHandler not registered");
         }
     }
 
