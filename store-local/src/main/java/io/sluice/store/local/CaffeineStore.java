@@ -279,9 +279,10 @@ final class CaffeineStore implements Store {
      * new state, a new entry to expire). Decisions read the entry quietly; the first one a
      * quarter period (at most a second) after the last recorded read records one, whose
      * {@code expireAfterRead} moves the entry's expiry one longest period past now, through the
-     * entry's own field, not the cache's write buffer. An expired limit's state is dropped by
-     * the next decision ({@link KeyState}), so the decisions are the same; only an idle key's
-     * memory is freed later, at most one longest period after its last decision.
+     * entry's own field, not the cache's write buffer. An expired limit's state reads as no
+     * state ({@link KeyState}): a bucket's or window's is charged again in its own slot, and one
+     * a decision leaves uncharged is dropped by it, so the decisions are the same; only an idle
+     * key's memory is freed later, at most one longest period after its last decision.
      */
     private final class Cell extends StampedLock {
 
