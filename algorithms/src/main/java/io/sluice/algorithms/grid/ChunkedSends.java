@@ -78,48 +78,89 @@ final class ChunkedSends {
     CompletableFuture<long[]> send(String key, GridOperation decisions,
                                    Function<GridOperation, CompletableFuture<long[]>> send,
                                    Function<GridOperation, CompletableFuture<long[]>> resend) {
+        return send(key, decisions.decisions(), keptFor(key), NONE_DECIDED, send, resend);
+    }
+
+    /**
+     * As {@link #send}, for a decision (or batch) only its caller waits for: started at once
+     * with {@code startAlone} (a store's wait on its cluster's own future, see
+     * {@link GridStore.StartOnOwner#startAlone}), the answer read on the waiting thread. Only
+     * when the owner needs a chunk do the undecided decisions go on as {@link #send}'s do,
+     * {@code resend} making their calls, and the caller waits for those too. Why: a lone
+     * sliding-log decision otherwise paid a future of its own, a callback on the cluster's and
+     * a composed stage per call, a few hundred bytes each decision, where a decision without
+     * chunks pays none.
+     */
+    GridCalls.Started<long[]> startAlone(String key, GridOperation decisions,
+                                         Function<GridOperation, GridCalls.Started<long[]>> startAlone,
+                                         Function<GridOperation, CompletableFuture<long[]>> resend) {
+        List<GridOperation> rest = decisions.decisions();
+        List<GridChunks.Chunk> read = keptFor(key);
+        GridCalls.Started<long[]> started = startAlone.apply(withChunks(key, rest, read));
+        return timeoutNanos -> {
+            long deadline = System.nanoTime() + timeoutNanos;
+            CompletableFuture<long[]> decided = answered(key, rest, read, NONE_DECIDED, started.await(timeoutNanos),
+                    resend);
+            return decided.isDone() ? decided.get() : decided.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        };
+    }
+
+    /** The chunk {@code key}'s last decision read, to go with its next ones; none when it kept none. */
+    private List<GridChunks.Chunk> keptFor(String key) {
         Kept last = kept.get(key);
-        return send(key, decisions.decisions(), last == null ? List.of() : List.of(last.chunk()), NONE_DECIDED, send,
-                resend);
+        return last == null ? List.of() : List.of(last.chunk());
     }
 
     private CompletableFuture<long[]> send(String key, List<GridOperation> rest, List<GridChunks.Chunk> read,
                                            long[] decidedBefore,
                                            Function<GridOperation, CompletableFuture<long[]>> send,
                                            Function<GridOperation, CompletableFuture<long[]>> resend) {
+        return send.apply(withChunks(key, rest, read))
+                .thenCompose(answer -> answered(key, rest, read, decidedBefore, answer, resend));
+    }
+
+    /** {@code rest} (a decision or a batch's) with the acknowledgements waiting for {@code key} and the chunks {@code read}. */
+    private GridOperation withChunks(String key, List<GridOperation> rest, List<GridChunks.Chunk> read) {
         Pending acknowledged = acks.remove(key);
-        GridOperation operation = GridOperation.withChunks(
-                rest.size() == 1 ? rest.get(0) : GridOperation.batch(rest),
+        return GridOperation.withChunks(rest.size() == 1 ? rest.get(0) : GridOperation.batch(rest),
                 acknowledged == null ? List.of() : acknowledged.acks(), read);
-        return send.apply(operation).thenCompose(answer -> {
-            GridChunks.Reply reply = GridChunks.Reply.decode(answer, rest.size());
-            for (GridChunks.Reply.Flush flush : reply.flushes()) {
-                write(key, limitOf(rest.get(flush.decision()), flush.limit()), flush);
+    }
+
+    /**
+     * The owner's {@code answer} to {@code rest}: the chunks it asks for written, and the replies
+     * of all of them ({@code decidedBefore}'s first), at once when it needed no chunk, else once
+     * the chunk is read and the undecided ones are sent again with it by {@code resend}.
+     */
+    private CompletableFuture<long[]> answered(String key, List<GridOperation> rest, List<GridChunks.Chunk> read,
+                                               long[] decidedBefore, long[] answer,
+                                               Function<GridOperation, CompletableFuture<long[]>> resend) {
+        GridChunks.Reply reply = GridChunks.Reply.decode(answer, rest.size());
+        for (GridChunks.Reply.Flush flush : reply.flushes()) {
+            write(key, limitOf(rest.get(flush.decision()), flush.limit()), flush);
+        }
+        long[] decided = concat(decidedBefore, reply.decided());
+        GridChunks.Reply.Needed needed = reply.needed();
+        if (needed == null) {
+            if (GridReply.admitsAny(reply.decided())) {
+                kept.remove(key);
             }
-            long[] decided = concat(decidedBefore, reply.decided());
-            GridChunks.Reply.Needed needed = reply.needed();
-            if (needed == null) {
-                if (GridReply.admitsAny(reply.decided())) {
-                    kept.remove(key);
-                }
-                return CompletableFuture.completedFuture(decided);
+            return CompletableFuture.completedFuture(decided);
+        }
+        Limit limit = limitOf(rest.get(needed.decision()), needed.limit());
+        List<GridOperation> undecided = rest.subList(reply.decidedCount(), rest.size());
+        return chunks.read(key, limit.name(), needed.birth(), needed.index()).thenCompose(entries -> {
+            if (entries == null) {
+                throw new StoreUnavailableException("chunk " + needed.index() + " of the sliding log of limit "
+                        + limit.name() + " (made at " + needed.birth() + ") of key " + key
+                        + " is missing: its member left before a backup held it?");
             }
-            Limit limit = limitOf(rest.get(needed.decision()), needed.limit());
-            List<GridOperation> undecided = rest.subList(reply.decidedCount(), rest.size());
-            return chunks.read(key, limit.name(), needed.birth(), needed.index()).thenCompose(entries -> {
-                if (entries == null) {
-                    throw new StoreUnavailableException("chunk " + needed.index() + " of the sliding log of limit "
-                            + limit.name() + " (made at " + needed.birth() + ") of key " + key
-                            + " is missing: its member left before a backup held it?");
-                }
-                GridChunks.Chunk chunk = new GridChunks.Chunk(limit.name(), needed.birth(), needed.index(), entries);
-                long now = nanoTime.getAsLong();
-                kept.put(key, new Kept(chunk, now + TimeUnit.MICROSECONDS.toNanos(limit.periodMicros())));
-                countAndSweep(now);
-                List<GridChunks.Chunk> withIt = new ArrayList<>(read);
-                withIt.add(chunk);
-                return send(key, undecided, withIt, decided, resend, resend);
-            });
+            GridChunks.Chunk chunk = new GridChunks.Chunk(limit.name(), needed.birth(), needed.index(), entries);
+            long now = nanoTime.getAsLong();
+            kept.put(key, new Kept(chunk, now + TimeUnit.MICROSECONDS.toNanos(limit.periodMicros())));
+            countAndSweep(now);
+            List<GridChunks.Chunk> withIt = new ArrayList<>(read);
+            withIt.add(chunk);
+            return send(key, undecided, withIt, decided, resend, resend);
         });
     }
 

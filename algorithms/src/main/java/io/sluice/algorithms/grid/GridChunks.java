@@ -82,20 +82,25 @@ final class GridChunks {
 
     /** {@code operation} (a decision or a batch) with the acknowledgements and chunks a caller that handles chunks sends. */
     static byte[] encode(byte[] operation, List<Ack> acks, List<Chunk> chunks) {
+        // Indexed loops, here and below: an iterator over a list is an object per loop, 32 bytes
+        // each on every sliding-log decision.
         int bytes = 1 + 2 * Integer.BYTES + operation.length;
-        for (Ack ack : acks) {
-            bytes += nameBytes(ack.limit()) + 3 * Long.BYTES;
+        for (int i = 0; i < acks.size(); i++) {
+            bytes += nameBytes(acks.get(i).limit()) + 3 * Long.BYTES;
         }
-        for (Chunk chunk : chunks) {
+        for (int i = 0; i < chunks.size(); i++) {
+            Chunk chunk = chunks.get(i);
             bytes += nameBytes(chunk.limit()) + 2 * Long.BYTES + Integer.BYTES + LogChunks.entriesLength(chunk.entries());
         }
         ByteBuffer out = ByteBuffer.allocate(bytes).put(CHUNKED_FORMAT).putInt(acks.size());
-        for (Ack ack : acks) {
+        for (int i = 0; i < acks.size(); i++) {
+            Ack ack = acks.get(i);
             putName(out, ack.limit());
             out.putLong(ack.birth()).putLong(ack.index()).putLong(ack.firstTime());
         }
         out.putInt(chunks.size());
-        for (Chunk chunk : chunks) {
+        for (int i = 0; i < chunks.size(); i++) {
+            Chunk chunk = chunks.get(i);
             putName(out, chunk.limit());
             out.putLong(chunk.birth()).putLong(chunk.index()).putInt(chunk.entries().length);
             LogChunks.putEntries(out, chunk.entries());
@@ -119,12 +124,12 @@ final class GridChunks {
             try {
                 ByteBuffer in = ByteBuffer.wrap(request, 1, request.length - 1);
                 int ackCount = count(in, "acknowledgements");
-                List<Ack> acks = new ArrayList<>(ackCount);
+                List<Ack> acks = ackCount == 0 ? List.of() : new ArrayList<>(ackCount);
                 for (int i = 0; i < ackCount; i++) {
                     acks.add(new Ack(name(in), in.getLong(), in.getLong(), in.getLong()));
                 }
                 int chunkCount = count(in, "chunks");
-                List<Chunk> chunks = new ArrayList<>(chunkCount);
+                List<Chunk> chunks = chunkCount == 0 ? List.of() : new ArrayList<>(chunkCount);
                 for (int i = 0; i < chunkCount; i++) {
                     String limit = name(in);
                     long birth = in.getLong();
@@ -149,7 +154,8 @@ final class GridChunks {
 
         /** The chunk of {@code limit}'s log born at {@code birth} numbered {@code index} that the caller sent; {@code null} when none. */
         long @Nullable [] chunk(String limit, long birth, long index) {
-            for (Chunk chunk : chunks) {
+            for (int i = 0; i < chunks.size(); i++) {
+                Chunk chunk = chunks.get(i);
                 if (chunk.names(limit, birth, index)) {
                     return chunk.entries();
                 }
@@ -160,7 +166,8 @@ final class GridChunks {
         /** Applies the acknowledgements to {@code state}; whether it changed (so it must be written). */
         boolean acknowledge(KeyState state) {
             boolean changed = false;
-            for (Ack ack : acks) {
+            for (int i = 0; i < acks.size(); i++) {
+                Ack ack = acks.get(i);
                 changed |= state.acked(ack.limit(), ack.birth(), ack.index(), ack.firstTime());
             }
             return changed;
@@ -192,13 +199,18 @@ final class GridChunks {
         }
 
         long[] encode() {
+            return encode(decided, needed, flushes);
+        }
+
+        /** What {@link #encode()} writes for such a reply, built or not. */
+        static long[] encode(long[] decided, @Nullable Needed needed, List<Flush> flushes) {
             int longs = 1 + decided.length + 4 + 1;
-            for (Flush flush : flushes) {
-                longs += 5 + flush.entries().length;
+            for (int i = 0; i < flushes.size(); i++) {
+                longs += 5 + flushes.get(i).entries().length;
             }
             long[] out = new long[longs];
             int at = 0;
-            out[at++] = decidedCount();
+            out[at++] = decided.length / GridReply.LENGTH;
             System.arraycopy(decided, 0, out, at, decided.length);
             at += decided.length;
             Needed need = needed;
@@ -207,7 +219,8 @@ final class GridChunks {
             out[at++] = need == null ? 0 : need.birth();
             out[at++] = need == null ? 0 : need.index();
             out[at++] = flushes.size();
-            for (Flush flush : flushes) {
+            for (int i = 0; i < flushes.size(); i++) {
+                Flush flush = flushes.get(i);
                 out[at++] = flush.decision();
                 out[at++] = flush.limit();
                 out[at++] = flush.birth();
@@ -310,9 +323,9 @@ final class GridChunks {
             flushNames.add(limitName);
         }
 
-        /** The reply of the decisions made, {@code decided}. */
-        Reply reply(long[] decided) {
-            return new Reply(decided, needed, List.copyOf(flushes));
+        /** The reply of the decisions made, {@code decided}, encoded ({@link Reply#encode()}). */
+        long[] encodedReply(long[] decided) {
+            return Reply.encode(decided, needed, flushes);
         }
 
         private int indexOf(String limitName) {

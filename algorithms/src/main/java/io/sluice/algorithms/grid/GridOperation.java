@@ -34,6 +34,9 @@ public final class GridOperation {
      */
     static final byte BATCH_FORMAT = 2;
 
+    /** The replies of no decision: a lone decision's before it is made. */
+    private static final long[] NONE_DECIDED = {};
+
     private final byte[] request;
     private final boolean leasing;
     private final long leaseTime;
@@ -261,7 +264,7 @@ public final class GridOperation {
         GridChunks.OnOwner chunks = new GridChunks.OnOwner(sent);
         boolean acked = chunked && sent.acknowledge(state);
         GridRequest.Step step = decideInOrder(state, decoded, memberClock, chunked ? chunks : null);
-        long[] reply = chunks.reply(step.reply()).encode();
+        long[] reply = chunks.encodedReply(step.reply());
         if (acked && !step.write()) {
             long now = decoded[0].usesMemberClock() ? memberClock.getAsLong() : decoded[0].callerNowMicros();
             return new GridRequest.Step(reply, true, now);
@@ -277,7 +280,7 @@ public final class GridOperation {
      */
     private static GridRequest.Step decideInOrder(KeyState state, GridRequest[] decisions, LongSupplier memberClock,
                                                   GridChunks.@Nullable OnOwner chunks) {
-        long[] replies = new long[decisions.length * GridReply.LENGTH];
+        long[] replies = decisions.length == 1 ? NONE_DECIDED : new long[decisions.length * GridReply.LENGTH];
         long memberNow = GridRequest.MEMBER_CLOCK;
         boolean write = false;
         long writtenAt = 0;
@@ -301,8 +304,13 @@ public final class GridOperation {
                     break;
                 }
             }
-            System.arraycopy(GridReply.encode(decision, decoded.limits()), 0, replies, decided * GridReply.LENGTH,
-                    GridReply.LENGTH);
+            long[] encoded = GridReply.encode(decision, decoded.limits());
+            if (decisions.length == 1) {
+                // A lone decision's reply is its own: no array of replies to copy it into.
+                replies = encoded;
+            } else {
+                System.arraycopy(encoded, 0, replies, decided * GridReply.LENGTH, GridReply.LENGTH);
+            }
             if (decision.allowed()) {
                 write = true;
                 writtenAt = now;

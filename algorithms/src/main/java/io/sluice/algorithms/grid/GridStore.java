@@ -127,9 +127,11 @@ public final class GridStore implements Store, InstanceCount {
 
             @Override
             public GridCalls.Started<long[]> startAlone(String key, GridOperation operation) {
-                if (sends != null && operation.slidingLog()) {
-                    return GridCalls.Started.of(this.start(key, operation));
-                }
+                return sends == null || !operation.slidingLog() ? startAloneOne(key, operation)
+                        : sends.startAlone(key, operation, sent -> startAloneOne(key, sent), sent -> run(key, sent));
+            }
+
+            private GridCalls.Started<long[]> startAloneOne(String key, GridOperation operation) {
                 GridCalls.Started<long[]> started = start == null ? null : start.startAlone(key, operation);
                 return started != null ? started : GridCalls.Started.of(run(key, operation));
             }
