@@ -10,16 +10,25 @@ import org.jspecify.annotations.Nullable;
  * key's value whole (a grid's: Hazelcast's {@code BINARY} maps serialize it on every write,
  * Ignite writes it into page memory), so that an admission writes O(C) entries, not the log.
  * The head is {@code [TAG, birth, next, pending, pendingTime, gapFirst, gapChunks, loaded,
- * base, gapEnd, (time, prior) per gap chunk, loaded entries, open entries]}, entries
- * {@code (time, total)} with running totals as in {@link SlidingLog}:
+ * base, gapEnd, firstChunkTime, firstChunkPrior, lastChunkTime, lastChunkPrior, gapBytes,
+ * packed differences, loaded entries, open entries]}, entries {@code (time, total)} with running
+ * totals as in {@link SlidingLog}:
  *
  * <ul>
  *   <li>the <em>loaded</em> entries: the oldest, the live part of at most one chunk read back;
  *   <li>the <em>gap</em>: chunks {@code gapFirst} to {@code gapFirst + gapChunks - 1} written
- *       to keys of their own, each described in the head by the time of its first entry and
- *       the total before it ({@code prior}); {@code gapEnd} is the total of its last entry;
+ *       to keys of their own, each described by the time of its first entry and the total
+ *       before it ({@code prior}): the first and the last chunk's in the header, every other
+ *       chunk's as the unsigned variable-length integers of its time's difference from the
+ *       chunk before's and of its prior's difference less C (a chunk holds C entries of a cost
+ *       of at least 1), {@code gapBytes} bytes packed 8 to a long, big-endian; usually 3 or 4
+ *       bytes a chunk, not 16. {@code gapEnd} is the total of the gap's last entry;
  *   <li>the <em>open</em> entries: the newest, never empty while a gap is.
  * </ul>
+ *
+ * <p>A head of the earlier layout ({@link #TAG_LONG_GAP}, {@code (time, prior)} as two longs per
+ * gap chunk after a header of 10 longs, in {@code KeyState} format 3) is read as the same head in
+ * this layout.
  *
  * <p>Running totals let entries be cut out of the log without changing anything else: the
  * live cost is still the newest total minus the total before the first live entry. A decision
@@ -42,12 +51,18 @@ import org.jspecify.annotations.Nullable;
 final class ChunkedLog {
 
     /** The tag of a head. */
-    static final long TAG = SlidingLog.ID * 256 + 5;
+    static final long TAG = SlidingLog.ID * 256 + 6;
 
     /**
-     * The entries of a chunk in a grid store: a head then holds at most about 3 C entries and 2
-     * longs per chunk of its gap (about 4.6 KB at 10,000 permits, measured over a log at its
-     * limit's rate, where the whole log is 160 KB).
+     * The tag of a head of the earlier layout, its gap two longs per chunk, which members wrote
+     * before the gap was packed: still read ({@link #packed}).
+     */
+    static final long TAG_LONG_GAP = SlidingLog.ID * 256 + 5;
+
+    /**
+     * The entries of a chunk in a grid store: a head then holds at most about 3 C entries and
+     * 3 or 4 bytes per chunk of its gap (about 2.5 KB at 10,000 permits, measured over a log at
+     * its limit's rate, where the whole log is 160 KB; 4.6 KB with 16 bytes per chunk).
      */
     static final int CHUNK_ENTRIES = 64;
 
@@ -60,7 +75,14 @@ final class ChunkedLog {
     private static final int LOADED = 7;
     private static final int BASE = 8;
     private static final int GAP_END = 9;
-    private static final int HEADER = 10;
+    private static final int FIRST_CHUNK_TIME = 10;
+    private static final int FIRST_CHUNK_PRIOR = 11;
+    private static final int LAST_CHUNK_TIME = 12;
+    private static final int LAST_CHUNK_PRIOR = 13;
+    private static final int GAP_BYTES = 14;
+    private static final int HEADER = 15;
+    /** The header of a head of {@link #TAG_LONG_GAP}: up to {@link #GAP_END}. */
+    private static final int LONG_GAP_HEADER = 10;
     private static final long NONE = -1;
     private static final long[] NO_ENTRIES = {};
 
@@ -100,9 +122,15 @@ final class ChunkedLog {
         return longs <= 2 + 2 * (2 * chunkEntries - 2);
     }
 
-    /** Whether {@code state} is a head. */
+    /** Whether {@code state} is a head, of this layout or the earlier one. */
     static boolean isHead(long @Nullable [] state) {
-        return state != null && state.length >= HEADER && state[0] == TAG;
+        return state != null && state.length > 0 && isHeadTag(state[0])
+                && state.length >= (state[0] == TAG ? HEADER : LONG_GAP_HEADER);
+    }
+
+    /** Whether {@code tag}, a state's first long, is a head's, of this layout or the earlier one. */
+    static boolean isHeadTag(long tag) {
+        return tag == TAG || tag == TAG_LONG_GAP;
     }
 
     /**
@@ -121,7 +149,7 @@ final class ChunkedLog {
     Outcome decide(long @Nullable [] state, long nowMicros, Limit limit, long cost,
                    LongFunction<long @Nullable []> chunks) {
         if (state != null && isHead(state)) {
-            return new Decider(state, nowMicros, limit, cost, chunks).decide();
+            return new Decider(packed(state), nowMicros, limit, cost, chunks).decide();
         }
         Transition plain = Algorithms.SLIDING_LOG.transition(state, nowMicros, limit, cost);
         long[] next = plain.state();
@@ -143,29 +171,43 @@ final class ChunkedLog {
     }
 
     /** As {@link #acked(long[], Flush)}, for chunk {@code index} of the head made at {@code birth}, its first entry's time {@code firstTime}. */
-    long[] acked(long[] head, long birth, long index, long firstTime) {
-        if (!isHead(head) || head[BIRTH] != birth || head[PENDING] != index
-                || head[PENDING_TIME] != firstTime) {
-            return head;
+    long[] acked(long[] stored, long birth, long index, long firstTime) {
+        if (!isHead(stored) || stored[BIRTH] != birth || stored[PENDING] != index
+                || stored[PENDING_TIME] != firstTime) {
+            return stored;
         }
+        long[] head = packed(stored);
         int gap = (int) head[GAP_CHUNKS];
         int openStart = openStart(head);
         if (head[openStart] != firstTime || (head.length - openStart) / 2 < chunkEntries + 1
                 || gap > 0 && head[GAP_FIRST] + gap != index) {
-            return head;
+            return stored;
         }
         long openPrior = openPrior(head);
-        long[] next = new long[head.length + 2 - 2 * chunkEntries];
-        System.arraycopy(head, 0, next, 0, HEADER + 2 * gap);
-        next[HEADER + 2 * gap] = firstTime;
-        next[HEADER + 2 * gap + 1] = openPrior;
+        int gapBytes = (int) head[GAP_BYTES];
+        int nextGapBytes = gap == 0 ? 0 : gapBytes + Varints.unsignedLength(firstTime - head[LAST_CHUNK_TIME])
+                + Varints.unsignedLength(openPrior - head[LAST_CHUNK_PRIOR] - chunkEntries);
+        int loadedStart = loadedStart(head);
+        int loadedAt = HEADER + longsOf(nextGapBytes);
         int loaded = 2 * (int) head[LOADED];
-        System.arraycopy(head, HEADER + 2 * gap, next, HEADER + 2 * gap + 2, loaded);
         int keptOpen = openStart + 2 * chunkEntries;
-        System.arraycopy(head, keptOpen, next, HEADER + 2 * gap + 2 + loaded, head.length - keptOpen);
+        long[] next = new long[loadedAt + loaded + head.length - keptOpen];
+        System.arraycopy(head, 0, next, 0, loadedStart);
+        if (gap > 0) {
+            int at = putUnsigned(next, gapBytes, firstTime - head[LAST_CHUNK_TIME]);
+            putUnsigned(next, at, openPrior - head[LAST_CHUNK_PRIOR] - chunkEntries);
+        } else {
+            next[FIRST_CHUNK_TIME] = firstTime;
+            next[FIRST_CHUNK_PRIOR] = openPrior;
+        }
+        System.arraycopy(head, loadedStart, next, loadedAt, loaded);
+        System.arraycopy(head, keptOpen, next, loadedAt + loaded, head.length - keptOpen);
         next[GAP_FIRST] = gap == 0 ? index : head[GAP_FIRST];
         next[GAP_CHUNKS] = gap + 1;
         next[GAP_END] = head[keptOpen - 1];
+        next[LAST_CHUNK_TIME] = firstTime;
+        next[LAST_CHUNK_PRIOR] = openPrior;
+        next[GAP_BYTES] = nextGapBytes;
         next[PENDING] = NONE;
         next[PENDING_TIME] = 0;
         return next;
@@ -211,7 +253,74 @@ final class ChunkedLog {
     }
 
     private static int openStart(long[] head) {
-        return HEADER + 2 * (int) head[GAP_CHUNKS] + 2 * (int) head[LOADED];
+        return loadedStart(head) + 2 * (int) head[LOADED];
+    }
+
+    /** Where the loaded entries start: after the header and the gap's packed differences. */
+    private static int loadedStart(long[] head) {
+        return HEADER + longsOf((int) head[GAP_BYTES]);
+    }
+
+    /** The longs that hold {@code bytes} packed bytes. */
+    private static int longsOf(int bytes) {
+        return (bytes + Long.BYTES - 1) / Long.BYTES;
+    }
+
+    /**
+     * {@code state}, a head, in this layout: itself, or a head of {@link #TAG_LONG_GAP} (two
+     * longs per gap chunk) with the same entries and chunks, its gap packed.
+     */
+    private long[] packed(long[] state) {
+        if (state[0] == TAG) {
+            return state;
+        }
+        int gap = (int) state[GAP_CHUNKS];
+        int bytes = 0;
+        for (int j = 1; j < gap; j++) {
+            bytes += Varints.unsignedLength(state[LONG_GAP_HEADER + 2 * j] - state[LONG_GAP_HEADER + 2 * j - 2])
+                    + Varints.unsignedLength(state[LONG_GAP_HEADER + 2 * j + 1] - state[LONG_GAP_HEADER + 2 * j - 1]
+                            - chunkEntries);
+        }
+        int entriesFrom = LONG_GAP_HEADER + 2 * gap;
+        int entriesAt = HEADER + longsOf(bytes);
+        long[] head = new long[entriesAt + state.length - entriesFrom];
+        System.arraycopy(state, 0, head, 0, LONG_GAP_HEADER);
+        head[0] = TAG;
+        int at = 0;
+        for (int j = 1; j < gap; j++) {
+            at = putUnsigned(head, at, state[LONG_GAP_HEADER + 2 * j] - state[LONG_GAP_HEADER + 2 * j - 2]);
+            at = putUnsigned(head, at, state[LONG_GAP_HEADER + 2 * j + 1] - state[LONG_GAP_HEADER + 2 * j - 1]
+                    - chunkEntries);
+        }
+        if (gap > 0) {
+            head[FIRST_CHUNK_TIME] = state[LONG_GAP_HEADER];
+            head[FIRST_CHUNK_PRIOR] = state[LONG_GAP_HEADER + 1];
+            head[LAST_CHUNK_TIME] = state[entriesFrom - 2];
+            head[LAST_CHUNK_PRIOR] = state[entriesFrom - 1];
+        }
+        head[GAP_BYTES] = bytes;
+        System.arraycopy(state, entriesFrom, head, entriesAt, state.length - entriesFrom);
+        return head;
+    }
+
+    /** Writes {@code value} as an unsigned variable-length integer into the gap of {@code head} from byte {@code at}, zero there; returns the byte after it. */
+    private static int putUnsigned(long[] head, int at, long value) {
+        long rest = value;
+        int position = at;
+        while ((rest & ~0x7FL) != 0) {
+            putByte(head, position++, (int) (rest & 0x7F) | 0x80);
+            rest >>>= 7;
+        }
+        putByte(head, position++, (int) rest);
+        return position;
+    }
+
+    private static void putByte(long[] head, int at, int value) {
+        head[HEADER + at / Long.BYTES] |= (long) value << (Long.SIZE - Byte.SIZE * (at % Long.BYTES + 1));
+    }
+
+    private static int byteAt(long[] head, int at) {
+        return (int) (head[HEADER + at / Long.BYTES] >>> (Long.SIZE - Byte.SIZE * (at % Long.BYTES + 1))) & 0xFF;
     }
 
     /** The total before the open part's first entry. */
@@ -220,7 +329,7 @@ final class ChunkedLog {
             return head[GAP_END];
         }
         int loaded = (int) head[LOADED];
-        return loaded == 0 ? head[BASE] : head[HEADER + 2 * loaded - 1];
+        return loaded == 0 ? head[BASE] : head[loadedStart(head) + 2 * loaded - 1];
     }
 
     /** One decision on a head: where its first live entry is, and what it admits or denies. */
@@ -241,6 +350,8 @@ final class ChunkedLog {
         private int firstIndex;
         /** The gap chunk (0 the gap's first) the first live entry is in or starts. */
         private int firstChunk;
+        /** The total before {@link #firstChunk}, when the first live entry is in it. */
+        private long firstChunkPrior;
         private long[] firstChunkEntries = NO_ENTRIES;
         /** The total before the first live entry. */
         private long prior;
@@ -253,7 +364,7 @@ final class ChunkedLog {
             this.cost = cost;
             this.chunks = chunks;
             this.gap = (int) head[GAP_CHUNKS];
-            this.loadedStart = HEADER + 2 * gap;
+            this.loadedStart = loadedStart(head);
             this.openStart = openStart(head);
         }
 
@@ -301,16 +412,17 @@ final class ChunkedLog {
                 return true;
             }
             if (gap > 0) {
-                int j = -1;
-                while (j + 1 < gap && head[HEADER + 2 * (j + 1)] <= expiredUpTo) {
-                    j++;
-                }
-                if (j < 0) {
+                Gap chunk = new Gap(head);
+                if (chunk.time > expiredUpTo) {
                     first = Place.CHUNK_START;
                     firstChunk = 0;
-                    prior = head[HEADER + 1];
+                    prior = chunk.prior;
                     return true;
                 }
+                while (chunk.nextIfStartsBy(expiredUpTo)) {
+                    // On to the last chunk whose first entry expired.
+                }
+                int j = chunk.index;
                 if (j < gap - 1 || head[openStart] > expiredUpTo) {
                     long[] entries = chunk(j);
                     if (entries == null) {
@@ -322,13 +434,15 @@ final class ChunkedLog {
                         firstChunk = j;
                         firstIndex = at;
                         firstChunkEntries = entries;
-                        prior = head[HEADER + 2 * j + 1] + (at == 0 ? 0 : entries[at - 1]);
+                        firstChunkPrior = chunk.prior;
+                        prior = chunk.prior + (at == 0 ? 0 : entries[at - 1]);
                         return true;
                     }
                     if (j < gap - 1) {
+                        chunk.next();
                         first = Place.CHUNK_START;
                         firstChunk = j + 1;
-                        prior = head[HEADER + 2 * (j + 1) + 1];
+                        prior = chunk.prior;
                         return true;
                     }
                     first = Place.OPEN;
@@ -371,16 +485,16 @@ final class ChunkedLog {
             if (loaded > 0 && head[openStart - 1] >= target) {
                 return head[firstTotalAtLeast(head, loadedStart, openStart, target) - 1];
             }
-            if (head[GAP_CHUNKS] > 0 && head[GAP_END] >= target) {
-                int i = 0;
-                while (i + 1 < gap && head[HEADER + 2 * (i + 1) + 1] < target) {
-                    i++;
+            if (gap > 0 && head[GAP_END] >= target) {
+                Gap chunk = new Gap(head);
+                while (chunk.nextIfPriorBelow(target)) {
+                    // On to the chunk holding the first total at least the target.
                 }
-                long[] entries = chunk(i);
+                long[] entries = chunk(chunk.index);
                 if (entries == null) {
                     return NONE;
                 }
-                return entries[firstTotalAtLeast(entries, 0, entries.length, target - head[HEADER + 2 * i + 1]) - 1];
+                return entries[firstTotalAtLeast(entries, 0, entries.length, target - chunk.prior) - 1];
             }
             return head[firstTotalAtLeast(head, openStart, head.length, target) - 1];
         }
@@ -415,25 +529,36 @@ final class ChunkedLog {
                 }
             }
             int keptGap = gap - keptFrom;
-            int loadedAt = HEADER + 2 * keptGap;
+            Gap kept = new Gap(head);
+            while (kept.index < keptFrom && kept.index + 1 < gap) {
+                kept.next();
+            }
+            int gapBytes = keptGap == 0 ? 0 : (int) head[GAP_BYTES] - kept.position;
+            int loadedAt = HEADER + longsOf(gapBytes);
             int openFrom = first == Place.OPEN ? openStart + firstIndex : openStart;
             int openLongs = head.length - openFrom;
             int longs = loadedAt + loadedLongs + openLongs;
             long[] next = new long[longs + room];
             System.arraycopy(head, 0, next, 0, HEADER);
-            System.arraycopy(head, HEADER + 2 * keptFrom, next, HEADER, 2 * keptGap);
+            kept.copyRest(next, gapBytes);
             if (first == Place.LOADED) {
                 System.arraycopy(head, loadedStart + firstIndex, next, loadedAt, loadedLongs);
             } else if (first == Place.CHUNK) {
-                long chunkPrior = head[HEADER + 2 * firstChunk + 1];
                 for (int i = 0; i < loadedLongs; i += 2) {
                     next[loadedAt + i] = firstChunkEntries[firstIndex + i];
-                    next[loadedAt + i + 1] = firstChunkEntries[firstIndex + i + 1] + chunkPrior;
+                    next[loadedAt + i + 1] = firstChunkEntries[firstIndex + i + 1] + firstChunkPrior;
                 }
             }
             System.arraycopy(head, openFrom, next, loadedAt + loadedLongs, openLongs);
             next[GAP_FIRST] = keptGap == 0 ? NONE : head[GAP_FIRST] + keptFrom;
             next[GAP_CHUNKS] = keptGap;
+            next[FIRST_CHUNK_TIME] = keptGap == 0 ? 0 : kept.time;
+            next[FIRST_CHUNK_PRIOR] = keptGap == 0 ? 0 : kept.prior;
+            if (keptGap == 0) {
+                next[LAST_CHUNK_TIME] = 0;
+                next[LAST_CHUNK_PRIOR] = 0;
+            }
+            next[GAP_BYTES] = gapBytes;
             next[LOADED] = loadedLongs / 2;
             next[BASE] = prior;
             int nextOpen = openStart(next);
@@ -449,6 +574,92 @@ final class ChunkedLog {
     private enum Place { LOADED, CHUNK, CHUNK_START, OPEN }
 
     /**
+     * A walk over a head's gap from its first chunk: chunk {@link #index}'s first time and
+     * prior, and the byte where the next chunk's differences start. Why a walk: a decision needs
+     * the chunks from the oldest live entry on, which are mostly the gap's first.
+     */
+    private final class Gap {
+
+        private final long[] head;
+        private final int chunks;
+        private int index;
+        private long time;
+        private long prior;
+        private int position;
+
+        Gap(long[] head) {
+            this.head = head;
+            this.chunks = (int) head[GAP_CHUNKS];
+            this.time = head[FIRST_CHUNK_TIME];
+            this.prior = head[FIRST_CHUNK_PRIOR];
+        }
+
+        /** Moves to the next chunk, which there is. */
+        void next() {
+            time += readUnsigned();
+            prior += readUnsigned() + chunkEntries;
+            index++;
+        }
+
+        /** Moves to the next chunk when there is one and its first entry's time is at most {@code upTo}. */
+        boolean nextIfStartsBy(long upTo) {
+            if (index + 1 >= chunks) {
+                return false;
+            }
+            int at = position;
+            long nextTime = time + readUnsigned();
+            if (nextTime > upTo) {
+                position = at;
+                return false;
+            }
+            time = nextTime;
+            prior += readUnsigned() + chunkEntries;
+            index++;
+            return true;
+        }
+
+        /** Moves to the next chunk when there is one and the total before it is below {@code target}. */
+        boolean nextIfPriorBelow(long target) {
+            if (index + 1 >= chunks) {
+                return false;
+            }
+            int at = position;
+            long nextTime = time + readUnsigned();
+            long nextPrior = prior + readUnsigned() + chunkEntries;
+            if (nextPrior >= target) {
+                position = at;
+                return false;
+            }
+            time = nextTime;
+            prior = nextPrior;
+            index++;
+            return true;
+        }
+
+        /** Writes the differences after this chunk, {@code bytes} of them, into the gap of {@code next}, zero there. */
+        void copyRest(long[] next, int bytes) {
+            if (position % Long.BYTES == 0) {
+                System.arraycopy(head, HEADER + position / Long.BYTES, next, HEADER, longsOf(bytes));
+                return;
+            }
+            for (int i = 0; i < bytes; i++) {
+                putByte(next, i, byteAt(head, position + i));
+            }
+        }
+
+        private long readUnsigned() {
+            long value = 0;
+            for (int shift = 0; ; shift += 7) {
+                int b = byteAt(head, position++);
+                value |= (long) (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    return value;
+                }
+            }
+        }
+    }
+
+    /**
      * {@code head} with an admission's entry, in place: added to its newest when {@code merge},
      * else written into its last two longs, left free for it; totals rebased when its base grew
      * large.
@@ -460,11 +671,16 @@ final class ChunkedLog {
         head[head.length - 1] = newTotal;
         long base = head[BASE];
         if (base > SlidingLog.REBASE_ABOVE) {
-            // The gap's priors and every entry's total: at odd offsets from HEADER. A chunk holds
-            // its totals relative to its prior, so the chunks written stay as they are.
+            // The gap's first and last priors (the differences between priors stay) and every
+            // entry's total: at odd offsets from the loaded entries' start. A chunk holds its
+            // totals relative to its prior, so the chunks written stay as they are.
             head[BASE] -= base;
             head[GAP_END] -= base;
-            for (int i = HEADER + 1; i < head.length; i += 2) {
+            if (head[GAP_CHUNKS] > 0) {
+                head[FIRST_CHUNK_PRIOR] -= base;
+                head[LAST_CHUNK_PRIOR] -= base;
+            }
+            for (int i = loadedStart(head) + 1; i < head.length; i += 2) {
                 head[i] -= base;
             }
         }

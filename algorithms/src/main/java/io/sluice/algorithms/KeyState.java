@@ -41,6 +41,14 @@ public final class KeyState {
      */
     static final byte FORMAT_VERSION_HEADS = 3;
 
+    /**
+     * Format 2 holding a sliding log kept as a head whose gap is packed ({@link ChunkedLog#TAG}:
+     * 3 or 4 bytes per chunk instead of 16): a member of an earlier version refuses it, as one
+     * before format 3 refuses that, instead of reading the head as a fresh log. Values of format
+     * 3 (heads of {@link ChunkedLog#TAG_LONG_GAP}) are still read.
+     */
+    static final byte FORMAT_VERSION_PACKED_HEADS = 4;
+
     /** States of more longs than this are encoded as fixed-width longs (format 2). */
     static final int FIXED_WIDTH_ABOVE = 8;
 
@@ -96,7 +104,7 @@ public final class KeyState {
      * ({@link #tryAcquire(List, long, long, LogChunks)}), never held as a whole log.
      */
     public static boolean holdsHeads(byte[] encoded) {
-        return encoded.length > 0 && encoded[0] == FORMAT_VERSION_HEADS;
+        return encoded.length > 0 && (encoded[0] == FORMAT_VERSION_HEADS || encoded[0] == FORMAT_VERSION_PACKED_HEADS);
     }
 
     /**
@@ -108,7 +116,8 @@ public final class KeyState {
         Objects.requireNonNull(bytes, "bytes");
         Reader reader = new Reader(bytes);
         int version = reader.readByte();
-        if (version != FORMAT_VERSION && version != FORMAT_VERSION_1 && version != FORMAT_VERSION_HEADS) {
+        if (version != FORMAT_VERSION && version != FORMAT_VERSION_1 && version != FORMAT_VERSION_HEADS
+                && version != FORMAT_VERSION_PACKED_HEADS) {
             throw new IllegalArgumentException("unknown KeyState format version: " + version);
         }
         int count = reader.readLength();
@@ -176,7 +185,7 @@ public final class KeyState {
             }
         }
         ByteBuffer out = ByteBuffer.allocate(length);
-        out.put(holdsHead() ? FORMAT_VERSION_HEADS : FORMAT_VERSION);
+        out.put(format());
         Varints.writeUnsigned(out, size);
         for (int i = 0; i < size; i++) {
             Varints.writeUnsigned(out, nameBytes[i].length);
@@ -215,16 +224,26 @@ public final class KeyState {
         return out.array();
     }
 
-    /** Whether a sliding log is kept as a head ({@link ChunkedLog}), decoded or still encoded. */
-    private boolean holdsHead() {
+    /**
+     * The format this state is written in: {@link #FORMAT_VERSION_PACKED_HEADS} when a sliding
+     * log is kept as a head of {@link ChunkedLog#TAG}, else {@link #FORMAT_VERSION_HEADS} when
+     * one is still a head of the earlier layout (read, not changed), else {@link #FORMAT_VERSION}.
+     */
+    private byte format() {
+        byte format = FORMAT_VERSION;
         for (int i = 0; i < size; i++) {
             ByteBuffer bytes = encoded(i);
-            if (ChunkedLog.isHead(state(i))
-                    || bytes != null && bytes.remaining() >= Long.BYTES && bytes.getLong(bytes.position()) == ChunkedLog.TAG) {
-                return true;
+            long[] state = state(i);
+            long tag = bytes != null && bytes.remaining() >= Long.BYTES ? bytes.getLong(bytes.position())
+                    : state.length > 0 ? state[0] : 0;
+            if (tag == ChunkedLog.TAG && (bytes != null || ChunkedLog.isHead(state))) {
+                return FORMAT_VERSION_PACKED_HEADS;
+            }
+            if (tag == ChunkedLog.TAG_LONG_GAP && (bytes != null || ChunkedLog.isHead(state))) {
+                format = FORMAT_VERSION_HEADS;
             }
         }
-        return false;
+        return format;
     }
 
     /** How many longs {@code state} is written as: a sliding log changed in place as its log of format 2. */
@@ -408,7 +427,7 @@ public final class KeyState {
         if (SlidingLog.isSplice(state)) {
             return CHUNKED_LOG.staysWhole(SlidingLog.splicedLength(longs, state));
         }
-        return bytes.getLong(bytes.position()) != ChunkedLog.TAG && CHUNKED_LOG.staysWhole(longs);
+        return !ChunkedLog.isHeadTag(bytes.getLong(bytes.position())) && CHUNKED_LOG.staysWhole(longs);
     }
 
     /** A sliding log's outcome on {@code state}, its chunks read from {@code chunks}; {@code null} when one is needed. */

@@ -5,13 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.Decision;
 import io.sluice.api.Limit;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
 import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -126,7 +132,7 @@ class KeyStateChunksProperties {
     }
 
     /**
-     * A head written at version 3, which earlier members refuse, and which a decision without
+     * A head written at version 4, which earlier members refuse, and which a decision without
      * chunks (a path that does not ask for them) refuses too, rather than reading a fresh log.
      */
     @Example
@@ -140,11 +146,149 @@ class KeyStateChunksProperties {
             assertThat(state.tryAcquire(limits, now, 1, new Chunks(Map.of()))).isNotNull();
             bytes = state.encode();
         }
-        assertThat(bytes[0]).as("the format").isEqualTo(KeyState.FORMAT_VERSION_HEADS);
+        assertThat(bytes[0]).as("the format").isEqualTo(KeyState.FORMAT_VERSION_PACKED_HEADS);
         KeyState head = KeyState.decode(bytes);
         long later = now + 1_000;
         assertThatThrownBy(() -> head.tryAcquire(limits, later, 1)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("chunks");
+    }
+
+    /**
+     * A value of format 3 as members wrote it before format 4 (its head's gap two longs per
+     * chunk): the key of {@link #steadyRun}'s log of 256 permits per 2.56 s after 600 admissions,
+     * made by {@code KeyState.encode} of 2026-12-04 (main {@code 070ed65}). Still read: decided on
+     * with the chunks its log wrote, it gives the whole log's decisions, and its next admission
+     * writes format 4.
+     */
+    @Example
+    void aHeadOfFormat3IsReadAndDecidedAsTheWholeLog() throws IOException {
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 256, Duration.ofMillis(2_560)).named("log");
+        List<Limit> limits = List.of(log);
+        Map<String, long[]> written = new HashMap<>();
+        SteadyLog run = steadyRun(limits, written, 600, 10_000);
+        byte[] format3;
+        try (InputStream in = KeyStateChunksProperties.class.getResourceAsStream("format3-head.b64")) {
+            format3 = Base64.getDecoder().decode(new String(Objects.requireNonNull(in, "format3-head.b64").readAllBytes(),
+                    StandardCharsets.US_ASCII).trim());
+        }
+        assertThat(format3[0]).as("the fixture's format").isEqualTo(KeyState.FORMAT_VERSION_HEADS);
+        assertThat(KeyState.holdsHeads(format3)).isTrue();
+        assertThat(run.chunked[0]).as("this version's format").isEqualTo(KeyState.FORMAT_VERSION_PACKED_HEADS);
+        byte[] chunked = format3;
+        byte[] whole = run.whole;
+        Random random = new Random(7);
+        long now = run.now;
+        int denials = 0;
+        for (int i = 0; i < 600; i++) {
+            now += random.nextInt(8) == 0 ? 0 : random.nextInt(20_000);
+            long cost = random.nextInt(20) == 0 ? 1 + random.nextInt(50) : 1;
+            KeyState reference = KeyState.decode(whole);
+            Decision expected = reference.tryAcquire(limits, now, cost);
+            if (expected.allowed()) {
+                whole = reference.encode();
+            } else {
+                denials++;
+            }
+            Chunks chunks = new Chunks(written);
+            KeyState state;
+            Decision actual;
+            do {
+                state = KeyState.decode(chunked);
+                chunks.needed = null;
+                actual = state.tryAcquire(limits, now, cost, chunks);
+                if (actual == null) {
+                    assertThat(chunks.supplied.add(Objects.requireNonNull(chunks.needed, "needed"))).isTrue();
+                }
+            } while (actual == null);
+            assertThat(actual).as("request %d after the fixture", i).isEqualTo(expected);
+            if (actual.allowed()) {
+                chunked = state.encode();
+                assertThat(chunked[0]).as("the format written").isEqualTo(KeyState.FORMAT_VERSION_PACKED_HEADS);
+            }
+            chunked = writeAndAcknowledge(chunked, chunks.flushes, written);
+        }
+        assertThat(denials).as("denials among the requests").isPositive();
+    }
+
+    /**
+     * A head's value grows by a few bytes per chunk of its gap, not 16: on a log at its limit's
+     * rate, 10,000 entries against 1,000 (about 141 chunks more) add 2,249 bytes at format 3.
+     */
+    @Example
+    void aHeadsValueGrowsByAFewBytesPerChunk() {
+        long[] meanBytes = new long[2];
+        int[] permits = {1_000, 10_000};
+        for (int p = 0; p < permits.length; p++) {
+            List<Limit> limits = List.of(Limit.of(Algorithms.SLIDING_LOG, permits[p],
+                    Duration.ofNanos(10_000L * permits[p])).named("log"));
+            SteadyLog run = steadyRun(limits, new HashMap<>(), 2 * permits[p], 10);
+            long sum = 0;
+            byte[] chunked = run.chunked;
+            Map<String, long[]> written = new HashMap<>(run.written);
+            long now = run.now;
+            for (int i = 0; i < 20 * C; i++) {
+                now += 10;
+                KeyState state = KeyState.decode(chunked);
+                Chunks chunks = new Chunks(written);
+                Decision decision;
+                while ((decision = state.tryAcquire(limits, now, 1, chunks)) == null) {
+                    chunks.supplied.add(Objects.requireNonNull(chunks.needed, "needed"));
+                    state = KeyState.decode(chunked);
+                }
+                assertThat(decision.allowed()).isTrue();
+                chunked = writeAndAcknowledge(state.encode(), chunks.flushes, written);
+                sum += chunked.length;
+            }
+            meanBytes[p] = sum / (20 * C);
+        }
+        assertThat(meanBytes[1] - meanBytes[0]).as("bytes more at 10,000 entries than at 1,000 (%d)", meanBytes[0])
+                .isBetween(0L, 6L * (10_000 - 1_000) / C);
+    }
+
+    /** A key's values after a run of admissions one every {@code stepMicros}: the whole log's, the chunked one's, the chunks written, the time. */
+    private record SteadyLog(byte[] whole, byte[] chunked, Map<String, long[]> written, long now) {
+    }
+
+    /**
+     * {@code admissions} admissions of cost 1, one every {@code stepMicros} from
+     * {@link Scenarios#EPOCH_2025}, decided as the whole log and with chunks, each flush written
+     * and acknowledged at once into {@code written}.
+     */
+    private static SteadyLog steadyRun(List<Limit> limits, Map<String, long[]> written, int admissions,
+                                       long stepMicros) {
+        byte[] whole = KeyState.empty().encode();
+        byte[] chunked = whole;
+        long now = Scenarios.EPOCH_2025;
+        for (int i = 0; i < admissions; i++) {
+            now = Scenarios.EPOCH_2025 + stepMicros * i;
+            KeyState reference = KeyState.decode(whole);
+            assertThat(reference.tryAcquire(limits, now, 1).allowed()).as("admission %d", i).isTrue();
+            whole = reference.encode();
+            KeyState state = KeyState.decode(chunked);
+            Chunks chunks = new Chunks(written);
+            Decision decision;
+            while ((decision = state.tryAcquire(limits, now, 1, chunks)) == null) {
+                chunks.supplied.add(Objects.requireNonNull(chunks.needed, "needed"));
+                state = KeyState.decode(chunked);
+            }
+            assertThat(decision.allowed()).isTrue();
+            chunked = writeAndAcknowledge(state.encode(), chunks.flushes, written);
+        }
+        return new SteadyLog(whole, chunked, written, now);
+    }
+
+    /** {@code chunked} after each of {@code flushes} was written into {@code written} and acknowledged. */
+    private static byte[] writeAndAcknowledge(byte[] chunked, List<long[]> flushes, Map<String, long[]> written) {
+        byte[] value = chunked;
+        for (long[] flush : flushes) {
+            long[] entries = Arrays.copyOfRange(flush, 2, flush.length);
+            written.put(Chunks.name(flush[0], flush[1]), entries);
+            KeyState acking = KeyState.decode(value);
+            if (acking.acked("log", flush[0], flush[1], entries[0])) {
+                value = acking.encode();
+            }
+        }
+        return value;
     }
 
     /** A caller's chunks: those it read for this request, what it was asked to read, and to write. */
