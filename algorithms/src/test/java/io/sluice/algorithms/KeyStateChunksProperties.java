@@ -155,17 +155,18 @@ class KeyStateChunksProperties {
 
     /**
      * A value of format 3 as members wrote it before format 4 (its head's gap two longs per
-     * chunk): the key of {@link #steadyRun}'s log of 256 permits per 2.56 s after 600 admissions,
-     * made by {@code KeyState.encode} of 2026-12-04 (main {@code 070ed65}). Still read: decided on
-     * with the chunks its log wrote, it gives the whole log's decisions, and its next admission
-     * writes format 4.
+     * chunk): the key of {@link #steadyRun}'s log of 1,000 permits per 10 s after 1,600
+     * admissions (a gap of about 13 chunks), made by {@code KeyState.encode} of 2026-12-04 (main
+     * {@code 070ed65}). Still read: decided on with the chunks its log wrote, through waits that
+     * expire many chunks at once, larger costs and denials, it gives the whole log's decisions,
+     * and its next admission writes format 4.
      */
     @Example
     void aHeadOfFormat3IsReadAndDecidedAsTheWholeLog() throws IOException {
-        Limit log = Limit.of(Algorithms.SLIDING_LOG, 256, Duration.ofMillis(2_560)).named("log");
+        Limit log = Limit.of(Algorithms.SLIDING_LOG, 1_000, Duration.ofSeconds(10)).named("log");
         List<Limit> limits = List.of(log);
         Map<String, long[]> written = new HashMap<>();
-        SteadyLog run = steadyRun(limits, written, 600, 10_000);
+        SteadyLog run = steadyRun(limits, written, 1_600, 10_000);
         byte[] format3;
         try (InputStream in = KeyStateChunksProperties.class.getResourceAsStream("format3-head.b64")) {
             format3 = Base64.getDecoder().decode(new String(Objects.requireNonNull(in, "format3-head.b64").readAllBytes(),
@@ -179,8 +180,10 @@ class KeyStateChunksProperties {
         Random random = new Random(7);
         long now = run.now;
         int denials = 0;
+        int reads = 0;
         for (int i = 0; i < 600; i++) {
-            now += random.nextInt(8) == 0 ? 0 : random.nextInt(20_000);
+            now += random.nextInt(100) == 0 ? 1_000_000 + random.nextInt(2_000_000)
+                    : random.nextInt(8) == 0 ? 0 : random.nextInt(20_000);
             long cost = random.nextInt(20) == 0 ? 1 + random.nextInt(50) : 1;
             KeyState reference = KeyState.decode(whole);
             Decision expected = reference.tryAcquire(limits, now, cost);
@@ -198,6 +201,7 @@ class KeyStateChunksProperties {
                 actual = state.tryAcquire(limits, now, cost, chunks);
                 if (actual == null) {
                     assertThat(chunks.supplied.add(Objects.requireNonNull(chunks.needed, "needed"))).isTrue();
+                    reads++;
                 }
             } while (actual == null);
             assertThat(actual).as("request %d after the fixture", i).isEqualTo(expected);
@@ -208,6 +212,7 @@ class KeyStateChunksProperties {
             chunked = writeAndAcknowledge(chunked, chunks.flushes, written);
         }
         assertThat(denials).as("denials among the requests").isPositive();
+        assertThat(reads).as("chunks read").isGreaterThan(2);
     }
 
     /**
