@@ -147,6 +147,22 @@ public final class GridCalls implements AutoCloseable {
         return hand(sender, send, deadlines.answerInTime(), timeoutNanos);
     }
 
+    /**
+     * Runs {@code task} on the sending thread after the sends handed over before it, bounded as
+     * they are (while {@value #QUEUED_PER_THREAD} wait, on a thread of the pool instead): a send
+     * {@code task} makes is queued behind it and taken by the same thread, with no thread woken.
+     *
+     * @return {@code false} when it cannot be handed over (the store is closed, or too many calls wait)
+     */
+    boolean onSendingThread(Runnable task) {
+        return !closed && execute(sender, task);
+    }
+
+    /** Whether sends wait for the sending thread now, while it runs something else. */
+    boolean sendsWait() {
+        return !sender.getQueue().isEmpty();
+    }
+
     /** A call started on the caller's thread, waited for as {@link Future#get(long, TimeUnit)} waits. */
     @FunctionalInterface
     public interface Started<T> {
@@ -205,32 +221,45 @@ public final class GridCalls implements AutoCloseable {
     /** Runs {@code task} on a thread of {@code pool} unless {@code answer} is done by then; it completes {@code answer}. */
     private <T> CompletableFuture<T> hand(ThreadPoolExecutor pool, Consumer<CompletableFuture<T>> task,
                                           CompletableFuture<T> answer, long timeoutNanos) {
-        if (waiting.incrementAndGet() > maxWaiting) {
-            waiting.decrementAndGet();
-            answer.completeExceptionally(new RejectedExecutionException(maxWaiting
-                    + " calls already wait for one of " + threads.getMaximumPoolSize() + " threads"));
-        } else {
+        boolean handed = execute(pool, () -> {
+            if (answer.isDone()) {
+                // Its caller has given up: a call made now could only charge a request nobody sees.
+                return;
+            }
             try {
-                pool.execute(() -> {
-                    waiting.decrementAndGet();
-                    if (answer.isDone()) {
-                        // Its caller has given up: a call made now could only charge a request nobody sees.
-                        return;
-                    }
-                    try {
-                        task.accept(answer);
-                    } catch (RuntimeException | Error e) {
-                        answer.completeExceptionally(e);
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                // Only a closed pool rejects.
-                waiting.decrementAndGet();
+                task.accept(answer);
+            } catch (RuntimeException | Error e) {
                 answer.completeExceptionally(e);
             }
+        });
+        if (!handed) {
+            answer.completeExceptionally(new RejectedExecutionException(closed ? target + " is closed"
+                    : maxWaiting + " calls already wait for one of " + threads.getMaximumPoolSize() + " threads"));
         }
         return answer.exceptionallyCompose(failure ->
                 CompletableFuture.failedFuture(unavailable(failure, timeoutNanos)));
+    }
+
+    /**
+     * Runs {@code task} on a thread of {@code pool} unless {@link #maxWaiting} tasks already wait;
+     * {@code false} when it was not handed over (too many wait, or the pool is closed).
+     */
+    private boolean execute(ThreadPoolExecutor pool, Runnable task) {
+        if (waiting.incrementAndGet() > maxWaiting) {
+            waiting.decrementAndGet();
+            return false;
+        }
+        try {
+            pool.execute(() -> {
+                waiting.decrementAndGet();
+                task.run();
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            // Only a closed pool rejects.
+            waiting.decrementAndGet();
+            return false;
+        }
     }
 
     private StoreUnavailableException unavailable(Throwable failure, long timeoutNanos) {

@@ -65,6 +65,16 @@ public final class GridStore implements Store, InstanceCount {
             CompletableFuture<long[]> started = start(key, operation);
             return started == null ? null : GridCalls.Started.of(started);
         }
+
+        /**
+         * Whether {@link #start} hands the operation to the sending thread of the store's
+         * {@link GridCalls} ({@link GridCalls#send}) rather than starting it on the caller's
+         * thread: that thread then also gathers a hot key's batches and sends them, so that no
+         * caller hands a batch over to it (see {@link SameKeyDecisions}). By default not.
+         */
+        default boolean startsOnSendingThread() {
+            return false;
+        }
     }
 
     /**
@@ -129,6 +139,11 @@ public final class GridStore implements Store, InstanceCount {
             public GridCalls.Started<long[]> startAlone(String key, GridOperation operation) {
                 return sends == null || !operation.slidingLog() ? startAloneOne(key, operation)
                         : sends.startAlone(key, operation, sent -> startAloneOne(key, sent), sent -> run(key, sent));
+            }
+
+            @Override
+            public boolean startsOnSendingThread() {
+                return start != null && start.startsOnSendingThread();
             }
 
             private GridCalls.Started<long[]> startAloneOne(String key, GridOperation operation) {

@@ -34,6 +34,16 @@ import org.jspecify.annotations.Nullable;
  * when no call is out and no batch gathers (every decision on a key that is not hot) still
  * goes at once, alone; a call that failed or timed out is not gathered for.
  *
+ * <p>Who ends a gather and sends the batch depends on where the {@link Sender} starts its calls.
+ * One that starts them on the caller's thread (a Hazelcast member) has the callers do it: the
+ * decision that fills the batch, or its first waiter once the gather time has passed. One that
+ * hands them to the sending thread of {@link GridCalls} ({@link Sender#startsOnSendingThread}:
+ * Ignite, whose {@code invokeAsync} must not run on a caller's thread) gets the gather itself
+ * on that thread when it begins: the thread wakes while the callers come back, watches the batch
+ * fill, and sends it on the spot (measured with the callers ending it: 29 us from the caller that
+ * sealed a batch to the sending thread running its send, of a 330 us cycle). It gives the gather
+ * back to the callers whenever other sends wait for it, so a gather never holds another key's call.
+ *
  * <p>Each decision keeps its own timeout, counted from its own start: one that times out
  * before its batch went is taken out of it, so it is never sent and charges nothing (as a
  * call of {@link GridCalls} waiting for a thread); once sent, it fails or times out as the
@@ -68,11 +78,22 @@ final class SameKeyDecisions {
         default GridCalls.Started<long[]> startAlone(String key, GridOperation operation) {
             return GridCalls.Started.of(start(key, operation));
         }
+
+        /**
+         * Whether {@link #start} hands the operation to the sending thread of the decisions'
+         * {@link GridCalls} ({@link GridCalls#send}) rather than starting it on the caller's: that
+         * thread then also ends a batch's gather and sends it. By default not.
+         */
+        default boolean startsOnSendingThread() {
+            return false;
+        }
     }
 
     private final GridCalls calls;
     private final Sender sender;
     private final long gatherNanos;
+    /** The sending thread ends the gathers ({@link Sender#startsOnSendingThread}). */
+    private final boolean senderGathers;
     /**
      * The keys with a call out or a batch gathering, each with the decisions waiting; a key
      * without is removed.
@@ -90,6 +111,7 @@ final class SameKeyDecisions {
         this.calls = calls;
         this.sender = sender;
         this.gatherNanos = GridChecks.positive("gather", gather).toNanos();
+        this.senderGathers = sender.startsOnSendingThread();
     }
 
     /**
@@ -146,12 +168,13 @@ final class SameKeyDecisions {
     }
 
     /**
-     * The batch {@code waiter} joined on {@code line}, sent by this thread if that made it full or
-     * its gather time had passed; {@code null} when the line was removed meanwhile.
+     * The batch {@code waiter} joined on {@code line}, sealed if that made it full or its gather
+     * time had passed, and then sent by this thread unless the sending thread gathers it;
+     * {@code null} when the line was removed meanwhile.
      */
     private @Nullable Batch join(Line line, Waiter waiter) {
         Batch next;
-        boolean full;
+        boolean sends = false;
         synchronized (line) {
             if (line.over) {
                 return null;
@@ -162,13 +185,14 @@ final class SameKeyDecisions {
                 line.next = next;
             }
             next.waiters.add(waiter);
-            full = next.gathering
-                    && (next.waiters.size() >= next.gatherCount || System.nanoTime() - next.gatherEnd >= 0);
-            if (full) {
+            if (next.gathering
+                    && (next.waiters.size() >= next.gatherCount || System.nanoTime() - next.gatherEnd >= 0)) {
                 line.seal(next);
+                // Else the sending thread that gathers sees it sealed and sends it.
+                sends = !next.senderGathers;
             }
         }
-        if (full) {
+        if (sends) {
             send(line, next);
         }
         return next;
@@ -189,9 +213,12 @@ final class SameKeyDecisions {
             full = next.waiters.size() >= next.gatherCount;
             if (full) {
                 line.seal(next);
-            } else if (next.waiters.get(0) != waiter) {
-                // One joined before this line gathered; it sleeps until its own deadline.
-                gatekeeper = next.waiters.get(0).thread;
+            } else {
+                next.senderGathers = senderGathers;
+                if (!senderGathers && next.waiters.get(0) != waiter) {
+                    // One joined before this line gathered; it sleeps until its own deadline.
+                    gatekeeper = next.waiters.get(0).thread;
+                }
             }
         }
         if (gatekeeper != null) {
@@ -199,6 +226,8 @@ final class SameKeyDecisions {
         }
         if (full) {
             send(line, next);
+        } else if (senderGathers) {
+            handGather(line, next);
         }
         return next;
     }
@@ -244,7 +273,7 @@ final class SameKeyDecisions {
             boolean gatherEnded = false;
             if (!batch.sealed) {
                 synchronized (line) {
-                    if (!batch.sealed && batch.gathering && batch.waiters.get(0) == waiter) {
+                    if (!batch.sealed && batch.gathering && !batch.senderGathers && batch.waiters.get(0) == waiter) {
                         // The first waiter of a gathering batch ends its gather; the others wait for the answer.
                         gatherEnded = now - batch.gatherEnd >= 0;
                         if (gatherEnded) {
@@ -288,6 +317,10 @@ final class SameKeyDecisions {
                 return;
             }
             line.seal(batch);
+            if (batch.senderGathers) {
+                // The sending thread that gathers sees it sealed and sends it.
+                return;
+            }
         }
         send(line, batch);
     }
@@ -300,6 +333,7 @@ final class SameKeyDecisions {
     private void end(Line line, Batch batch, boolean answered) {
         @Nullable Thread gatekeeper = null;
         @Nullable Batch toSend = null;
+        @Nullable Batch gathered = null;
         synchronized (line) {
             if (line.out != batch) {
                 return;
@@ -315,8 +349,13 @@ final class SameKeyDecisions {
                 next.gathering = true;
                 next.gatherCount = next.waiters.size() + woken;
                 next.gatherEnd = System.nanoTime() + gatherNanos;
-                // It sleeps until its own deadline: woken, it keeps the gather's time.
-                gatekeeper = next.waiters.get(0).thread;
+                next.senderGathers = senderGathers;
+                if (senderGathers) {
+                    gathered = next;
+                } else {
+                    // It sleeps until its own deadline: woken, it keeps the gather's time.
+                    gatekeeper = next.waiters.get(0).thread;
+                }
             } else {
                 line.seal(next);
                 toSend = next;
@@ -327,6 +366,67 @@ final class SameKeyDecisions {
         }
         if (toSend != null) {
             send(line, toSend);
+        }
+        if (gathered != null) {
+            handGather(line, gathered);
+        }
+    }
+
+    /**
+     * Hands the gather {@code batch} just began to the sending thread ({@link #sendGathered}), or
+     * gives it back to the callers when that thread cannot take it (the store closed, too many
+     * calls waiting).
+     */
+    private void handGather(Line line, Batch batch) {
+        if (!calls.onSendingThread(() -> sendGathered(line, batch))) {
+            giveBack(line, batch);
+        }
+    }
+
+    /**
+     * On the sending thread: waits for {@code batch} to be sealed by the decision that filled it
+     * (or a withdrawal), or for its gather time to pass, and sends it from this thread. It
+     * yields rather than parks while it waits, so that no caller has to wake it (a thread woken
+     * on a busy two-core machine ran 29 us later), and stops waiting as soon as other sends
+     * wait for this thread, giving the gather back to the callers.
+     */
+    private void sendGathered(Line line, Batch batch) {
+        while (!batch.sealed && System.nanoTime() - batch.gatherEnd < 0 && !calls.sendsWait()) {
+            // At most the gather time (50 us); the callers coming back run first on a busy core.
+            Thread.yield();
+        }
+        boolean sealed;
+        synchronized (line) {
+            if (!batch.sealed && !batch.waiters.isEmpty() && System.nanoTime() - batch.gatherEnd >= 0) {
+                line.seal(batch);
+            }
+            sealed = batch.sealed;
+        }
+        if (sealed) {
+            send(line, batch);
+        } else {
+            giveBack(line, batch);
+        }
+    }
+
+    /**
+     * Gives {@code batch}'s gather back to its callers: its first waiter ends it, or this thread
+     * sends it when it was sealed meanwhile; nothing when every waiter gave up.
+     */
+    private void giveBack(Line line, Batch batch) {
+        @Nullable Thread gatekeeper = null;
+        boolean sealed;
+        synchronized (line) {
+            batch.senderGathers = false;
+            sealed = batch.sealed;
+            if (!sealed && !batch.waiters.isEmpty()) {
+                gatekeeper = batch.waiters.get(0).thread;
+            }
+        }
+        if (sealed) {
+            send(line, batch);
+        } else if (gatekeeper != null) {
+            LockSupport.unpark(gatekeeper);
         }
     }
 
@@ -407,6 +507,8 @@ final class SameKeyDecisions {
         volatile boolean sealed;
         /** Waits for the decisions an answer woke rather than for a call out. */
         boolean gathering;
+        /** Its gather is ended, and the batch sent, by the sending thread ({@link #sendGathered}), not a caller. */
+        boolean senderGathers;
         /** Goes once it has this many waiters, */
         int gatherCount;
         /** or once {@link System#nanoTime()} has passed this. */

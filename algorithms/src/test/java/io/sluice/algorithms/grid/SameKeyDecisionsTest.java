@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -24,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Decisions on one key while a call for it is out: they wait, then go as one call decided in
@@ -35,8 +38,8 @@ class SameKeyDecisionsTest {
     private static final long NOW = 1_764_000_000_000_000L;
     private static final List<Limit> LIMITS = List.of(Limit.of(Algorithms.TOKEN_BUCKET, 2, Duration.ofHours(1)));
 
-    /** A call the fake sender started: the key, the operation, and the answer the test gives. */
-    private record Sent(String key, GridOperation operation, CompletableFuture<long[]> answer) {
+    /** A call the fake sender started: the key, the operation, the answer the test gives, and the thread that started it. */
+    private record Sent(String key, GridOperation operation, CompletableFuture<long[]> answer, Thread thread) {
     }
 
     private final BlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
@@ -50,8 +53,30 @@ class SameKeyDecisionsTest {
 
     private CompletableFuture<long[]> send(String key, GridOperation operation) {
         CompletableFuture<long[]> answer = new CompletableFuture<>();
-        sent.add(new Sent(key, operation, answer));
+        sent.add(new Sent(key, operation, answer, Thread.currentThread()));
         return answer;
+    }
+
+    /**
+     * The fake sender, as a store whose calls start on the caller's thread (a Hazelcast member)
+     * or, {@code onSendingThread}, as one whose calls the sending thread makes (Ignite).
+     */
+    private SameKeyDecisions.Sender sender(boolean onSendingThread) {
+        return sender(onSendingThread, this::send);
+    }
+
+    private static SameKeyDecisions.Sender sender(boolean onSendingThread, SameKeyDecisions.Sender calls) {
+        return new SameKeyDecisions.Sender() {
+            @Override
+            public CompletableFuture<long[]> start(String key, GridOperation operation) {
+                return calls.start(key, operation);
+            }
+
+            @Override
+            public boolean startsOnSendingThread() {
+                return onSendingThread;
+            }
+        };
     }
 
     /** Answers {@code call} as its key's owner would, from the owner's state here. */
@@ -100,10 +125,11 @@ class SameKeyDecisionsTest {
         return decision;
     }
 
-    @Test
-    void decisionsThatCameWhileACallWasOutGoTogetherAsOneCallDecidedInTheirOrder() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void decisionsThatCameWhileACallWasOutGoTogetherAsOneCallDecidedInTheirOrder(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -142,10 +168,11 @@ class SameKeyDecisionsTest {
         return call.operation().run(null, () -> NOW).reply().length / GridReply.LENGTH;
     }
 
-    @Test
-    void theBatchAfterAnAnswerGathersTheDecisionsItWokeAndGoesOnceTheyJoined() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void theBatchAfterAnAnswerGathersTheDecisionsItWokeAndGoesOnceTheyJoined(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofHours(1));
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), Duration.ofHours(1));
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -166,6 +193,84 @@ class SameKeyDecisionsTest {
         }
     }
 
+    /** Whether {@code call} was started by the sending thread of a {@link GridCalls}, not a caller's. */
+    private static boolean fromSendingThread(Sent call) {
+        return call.thread().getName().matches("sluice-grid-\\d+-send-\\d+");
+    }
+
+    @Test
+    void theSendingThreadSendsTheBatchItGatheredUnlessOtherSendsWaitForIt() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(true), Duration.ofHours(1));
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            answer(out);
+            assertThat(first.get().allowed()).isTrue();
+            Future<Decision> third = decideOn(decisions, "hot", 1);
+            Sent batch = nextSent();
+            assertThat(decisionsIn(batch)).isEqualTo(2);
+            assertThat(fromSendingThread(batch)).as("sent by the sending thread, not by %s, which filled it",
+                    batch.thread().getName()).isTrue();
+            answer(batch);
+            assertThat(second.get().allowed()).isTrue();
+            assertThat(third.get().allowed()).isFalse();
+
+            // The sending thread busy, the gather's task waits behind it, and another send behind that.
+            Future<Decision> fourth = waitingDecision(decisions, "other", 1, waiting);
+            Sent otherOut = nextSent();
+            Future<Decision> fifth = waitingDecision(decisions, "other", 1, waiting);
+            CountDownLatch sending = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<String> busy = calls.send(sent -> {
+                sending.countDown();
+                try {
+                    sent.complete(release.await(30, TimeUnit.SECONDS) ? "released" : "late");
+                } catch (InterruptedException e) {
+                    sent.completeExceptionally(e);
+                }
+            });
+            sending.await();
+            answer(otherOut);
+            assertThat(fourth.get().allowed()).isTrue();
+            CompletableFuture<String> behind = calls.send(sent -> sent.complete("sent after the gather's task"));
+            release.countDown();
+            assertThat(busy.get()).isEqualTo("released");
+            assertThat(behind.get()).isEqualTo("sent after the gather's task");
+            assertThat(sent).as("the gather given back, not ended").isEmpty();
+
+            // Given back to the callers: the decision that fills the batch sends it.
+            Future<Decision> sixth = decideOn(decisions, "other", 1);
+            Sent given = nextSent();
+            assertThat(decisionsIn(given)).isEqualTo(2);
+            assertThat(fromSendingThread(given)).as("sent by %s", given.thread().getName()).isFalse();
+            answer(given);
+            assertThat(fifth.get().allowed()).isTrue();
+            assertThat(sixth.get().allowed()).isFalse();
+            assertThat(sent).isEmpty();
+        }
+    }
+
+    @Test
+    void aGatherThatRunsOutIsEndedAndSentByTheSendingThread() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(60), 1)) {
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(true), Duration.ofMillis(50));
+            List<Thread> waiting = new ArrayList<>();
+            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
+            answer(out);
+            assertThat(first.get().allowed()).isTrue();
+
+            Sent late = nextSent();
+            assertThat(late.operation().request()[0]).isEqualTo(GridRequest.FORMAT_VERSION);
+            assertThat(fromSendingThread(late)).as("sent by %s", late.thread().getName()).isTrue();
+            answer(late);
+            assertThat(second.get().allowed()).isTrue();
+        }
+    }
+
     /** Submits {@code count} decisions on one thread, one after the other; its thread joins {@code threads}. */
     private Future<?> decisionsInTurn(SameKeyDecisions decisions, int count, List<Thread> threads) {
         return callers.submit(() -> {
@@ -179,10 +284,11 @@ class SameKeyDecisionsTest {
         });
     }
 
-    @Test
-    void decisionsBackFromABatchNobodyWaitedForGoTogetherAsTheNextBatch() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void decisionsBackFromABatchNobodyWaitedForGoTogetherAsTheNextBatch(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofHours(1));
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), Duration.ofHours(1));
             List<Thread> threads = new ArrayList<>();
             Future<?> one = decisionsInTurn(decisions, 3, threads);
             Sent alone = nextSent();
@@ -212,10 +318,11 @@ class SameKeyDecisionsTest {
         }
     }
 
-    @Test
-    void aGatherEndsAtItsTimeWhenTheDecisionsItWokeDoNotComeBack() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void aGatherEndsAtItsTimeWhenTheDecisionsItWokeDoNotComeBack(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(60), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofMillis(50));
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), Duration.ofMillis(50));
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -231,10 +338,11 @@ class SameKeyDecisionsTest {
         }
     }
 
-    @Test
-    void aGatheringDecisionThatGivesUpIsNeverSentAndTheOthersGoAtOnce() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void aGatheringDecisionThatGivesUpIsNeverSentAndTheOthersGoAtOnce(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, Duration.ofHours(1));
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), Duration.ofHours(1));
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -255,10 +363,11 @@ class SameKeyDecisionsTest {
         }
     }
 
-    @Test
-    void aFailedBatchFailsEachOfItsDecisionsWithItsCause() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void aFailedBatchFailsEachOfItsDecisionsWithItsCause(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -275,10 +384,11 @@ class SameKeyDecisionsTest {
         }
     }
 
-    @Test
-    void aCallThatNeverAnswersHoldsTheKeyOnlyUntilItsWaitersTimeOut() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void aCallThatNeverAnswersHoldsTheKeyOnlyUntilItsWaitersTimeOut(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(200), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             nextSent();
@@ -306,10 +416,11 @@ class SameKeyDecisionsTest {
         assertThat(sent).isEmpty();
     }
 
-    @Test
-    void aDecisionInterruptedBeforeItsBatchWentIsNeverSent() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void aDecisionInterruptedBeforeItsBatchWentIsNeverSent(boolean onSendingThread) throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, this::send, SameKeyDecisions.GATHER);
+            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(onSendingThread), SameKeyDecisions.GATHER);
             List<Thread> waiting = new ArrayList<>();
             Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
             Sent out = nextSent();
@@ -329,23 +440,23 @@ class SameKeyDecisionsTest {
         }
     }
 
-    @Test
-    void manyThreadsOnOneKeyAdmitExactlyTheLimit() throws Exception {
+    @ParameterizedTest(name = "sent from the sending thread: {0}")
+    @ValueSource(booleans = {false, true})
+    void manyThreadsOnOneKeyAdmitExactlyTheLimit(boolean onSendingThread) throws Exception {
         int threads = 8;
         int each = 200;
         long permits = 500;
         List<Limit> limits = List.of(Limit.of(Algorithms.TOKEN_BUCKET, permits, Duration.ofHours(1)));
         ExecutorService owner = Executors.newSingleThreadExecutor();
         try (GridCalls grid = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(grid, (key, operation) -> {
-                return CompletableFuture.supplyAsync(() -> {
-                    GridRequest.Outcome outcome = operation.run(owned.get(key), () -> NOW);
-                    if (outcome.write()) {
-                        owned.put(key, outcome.state());
-                    }
-                    return outcome.reply();
-                }, owner);
-            }, SameKeyDecisions.GATHER);
+            SameKeyDecisions decisions = new SameKeyDecisions(grid, sender(onSendingThread, (key, operation) ->
+                    CompletableFuture.supplyAsync(() -> {
+                        GridRequest.Outcome outcome = operation.run(owned.get(key), () -> NOW);
+                        if (outcome.write()) {
+                            owned.put(key, outcome.state());
+                        }
+                        return outcome.reply();
+                    }, owner)), SameKeyDecisions.GATHER);
             List<Future<Integer>> admitted = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 admitted.add(callers.submit(() -> {

@@ -60,6 +60,12 @@ final class CacheCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
                 }, Runnable::run));
     }
 
+    /** {@link #start} hands every operation to the store's sending thread, which so also gathers a hot key's batches. */
+    @Override
+    public boolean startsOnSendingThread() {
+        return true;
+    }
+
     /**
      * A key whose primary is each server node, as far as the affinity knows, for the store's
      * warm-up ({@link GridStore#warmUp}): running the entry processor once on each of them loads
