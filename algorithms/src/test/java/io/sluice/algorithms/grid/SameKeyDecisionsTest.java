@@ -252,25 +252,6 @@ class SameKeyDecisionsTest {
         }
     }
 
-    @Test
-    void aGatherThatRunsOutIsEndedAndSentByTheSendingThread() throws Exception {
-        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(60), 1)) {
-            SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(true), Duration.ofMillis(50));
-            List<Thread> waiting = new ArrayList<>();
-            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
-            Sent out = nextSent();
-            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
-            answer(out);
-            assertThat(first.get().allowed()).isTrue();
-
-            Sent late = nextSent();
-            assertThat(late.operation().request()[0]).isEqualTo(GridRequest.FORMAT_VERSION);
-            assertThat(fromSendingThread(late)).as("sent by %s", late.thread().getName()).isTrue();
-            answer(late);
-            assertThat(second.get().allowed()).isTrue();
-        }
-    }
-
     /** Submits {@code count} decisions on one thread, one after the other; its thread joins {@code threads}. */
     private Future<?> decisionsInTurn(SameKeyDecisions decisions, int count, List<Thread> threads) {
         return callers.submit(() -> {
@@ -330,9 +311,11 @@ class SameKeyDecisionsTest {
             answer(out);
             assertThat(first.get().allowed()).isTrue();
 
-            // Well before its own timeout of 60 s: the gather's 50 ms, however long the machine takes.
+            // Well before its own timeout of 60 s: the gather's 50 ms, however long the machine takes;
+            // ended and sent by the sending thread when it gathers, else by the waiting caller.
             Sent late = nextSent();
             assertThat(late.operation().request()[0]).isEqualTo(GridRequest.FORMAT_VERSION);
+            assertThat(fromSendingThread(late)).as("sent by %s", late.thread().getName()).isEqualTo(onSendingThread);
             answer(late);
             assertThat(second.get().allowed()).isTrue();
         }
