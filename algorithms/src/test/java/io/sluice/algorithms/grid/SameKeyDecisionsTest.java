@@ -185,6 +185,8 @@ class SameKeyDecisionsTest {
             Sent batch = nextSent();
             assertThat(batch.operation().request()[0]).isEqualTo(GridOperation.BATCH_FORMAT);
             assertThat(decisionsIn(batch)).isEqualTo(2);
+            // The sending thread that gathers sends it; else the decision that filled it does.
+            assertThat(fromSendingThread(batch)).as("sent by %s", batch.thread().getName()).isEqualTo(onSendingThread);
             answer(batch);
             // In their order: the second takes the limit's last permit, the third is denied.
             assertThat(second.get().allowed()).isTrue();
@@ -199,28 +201,14 @@ class SameKeyDecisionsTest {
     }
 
     @Test
-    void theSendingThreadSendsTheBatchItGatheredUnlessOtherSendsWaitForIt() throws Exception {
+    void aGatherIsGivenBackToTheCallersWhileOtherSendsWaitForTheSendingThread() throws Exception {
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
             SameKeyDecisions decisions = new SameKeyDecisions(calls, sender(true), Duration.ofHours(1));
             List<Thread> waiting = new ArrayList<>();
-            Future<Decision> first = waitingDecision(decisions, "hot", 1, waiting);
-            Sent out = nextSent();
-            Future<Decision> second = waitingDecision(decisions, "hot", 1, waiting);
-            answer(out);
-            assertThat(first.get().allowed()).isTrue();
-            Future<Decision> third = decideOn(decisions, "hot", 1);
-            Sent batch = nextSent();
-            assertThat(decisionsIn(batch)).isEqualTo(2);
-            assertThat(fromSendingThread(batch)).as("sent by the sending thread, not by %s, which filled it",
-                    batch.thread().getName()).isTrue();
-            answer(batch);
-            assertThat(second.get().allowed()).isTrue();
-            assertThat(third.get().allowed()).isFalse();
-
             // The sending thread busy, the gather's task waits behind it, and another send behind that.
-            Future<Decision> fourth = waitingDecision(decisions, "other", 1, waiting);
-            Sent otherOut = nextSent();
-            Future<Decision> fifth = waitingDecision(decisions, "other", 1, waiting);
+            Future<Decision> first = waitingDecision(decisions, "other", 1, waiting);
+            Sent out = nextSent();
+            Future<Decision> second = waitingDecision(decisions, "other", 1, waiting);
             CountDownLatch sending = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             CompletableFuture<String> busy = calls.send(sent -> {
@@ -232,8 +220,8 @@ class SameKeyDecisionsTest {
                 }
             });
             sending.await();
-            answer(otherOut);
-            assertThat(fourth.get().allowed()).isTrue();
+            answer(out);
+            assertThat(first.get().allowed()).isTrue();
             CompletableFuture<String> behind = calls.send(sent -> sent.complete("sent after the gather's task"));
             release.countDown();
             assertThat(busy.get()).isEqualTo("released");
@@ -241,13 +229,13 @@ class SameKeyDecisionsTest {
             assertThat(sent).as("the gather given back, not ended").isEmpty();
 
             // Given back to the callers: the decision that fills the batch sends it.
-            Future<Decision> sixth = decideOn(decisions, "other", 1);
+            Future<Decision> third = decideOn(decisions, "other", 1);
             Sent given = nextSent();
             assertThat(decisionsIn(given)).isEqualTo(2);
             assertThat(fromSendingThread(given)).as("sent by %s", given.thread().getName()).isFalse();
             answer(given);
-            assertThat(fifth.get().allowed()).isTrue();
-            assertThat(sixth.get().allowed()).isFalse();
+            assertThat(second.get().allowed()).isTrue();
+            assertThat(third.get().allowed()).isFalse();
             assertThat(sent).isEmpty();
         }
     }
