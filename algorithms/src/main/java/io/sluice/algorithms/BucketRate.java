@@ -118,9 +118,13 @@ record BucketRate(long tokensPerMicro, long scale) {
                 + "; choose permits that divide the period evenly (a round number) or a shorter period");
     }
 
-    /** Whole tokens in {@code units}. */
+    /**
+     * Whole tokens in {@code units} (not negative). Less than one token needs no division: a
+     * denial of one token (most of a hot key's decisions) has less, and a 64-bit division was
+     * about a sixteenth of such a denial's samples (JFR, benchmarks-history.md 2026-12-04).
+     */
     long tokens(long units) {
-        return units / scale;
+        return units < scale ? 0 : units / scale;
     }
 
     /** {@code tokens} in units. */

@@ -285,7 +285,7 @@ public final class KeyState {
         if (limits.size() == 1) {
             // The common case, without the second pass of the general one.
             Limit limit = limits.get(0);
-            int at = indexOf(limit.name());
+            int at = indexOf(limit.name(), 0);
             Transition transition = transition(limit, at, nowMicros, cost, NewState.IN_PLACE);
             Decision decision = Decisions.of(limit, transition);
             if (decision.allowed()) {
@@ -298,7 +298,7 @@ public final class KeyState {
         for (int i = 0; i < count && !fold.costExceedsCapacity(); i++) {
             // Nothing built: another limit may deny (a sliding log's copy would be wasted).
             Limit limit = limits.get(i);
-            int at = indexOf(limit.name());
+            int at = indexOf(limit.name(), i);
             Algorithm algorithm = limit.algorithm();
             if (algorithm instanceof Probing && readInPlace(at) == null) {
                 ((Probing) algorithm).fold(fold, i, inputState(at, nowMicros), nowMicros, limit, cost);
@@ -316,7 +316,7 @@ public final class KeyState {
             // pass read it, and it admits again. A limit charged before may have been removed,
             // moving the others: look again.
             Limit limit = limits.get(i);
-            int at = indexOf(limit.name());
+            int at = indexOf(limit.name(), i);
             Algorithm algorithm = limit.algorithm();
             if (algorithm instanceof Probing && readInPlace(at) == null) {
                 ((Probing) algorithm).charge(this, at, inputState(at, nowMicros), nowMicros, limit, cost);
@@ -354,7 +354,7 @@ public final class KeyState {
         Fold fold = new Fold();
         for (int i = 0; i < count && !fold.costExceedsCapacity(); i++) {
             Limit limit = limits.get(i);
-            int at = indexOf(limit.name());
+            int at = indexOf(limit.name(), i);
             if (limit.algorithm() instanceof SlidingLog && !staysWhole(at)) {
                 ChunkedLog.Outcome outcome = chunkedLog(limit, stateOf(at), nowMicros, cost, chunks);
                 if (outcome == null) {
@@ -374,7 +374,7 @@ public final class KeyState {
             // As in tryAcquire: charging one limit left the next one's state as the first pass
             // read it; a sliding log's new state was made then.
             Limit limit = limits.get(i);
-            int at = indexOf(limit.name());
+            int at = indexOf(limit.name(), i);
             ChunkedLog.Outcome log = logs[i];
             if (log != null) {
                 Transition admitted = Objects.requireNonNull(log.transition(), "decided");
@@ -483,7 +483,7 @@ public final class KeyState {
         }
         Checks.cost(cost);
         if (limits.size() == 1) {
-            return denial(limits.get(0), nowMicros, cost, Probing.ADMITS + 1);
+            return denial(limits.get(0), 0, nowMicros, cost, Probing.ADMITS + 1);
         }
         // Decisions.combine's rule (the first limit of the highest rank binds), read from the last
         // limit back: a limit whose rank is at least that of every later one binds so far, and
@@ -496,7 +496,7 @@ public final class KeyState {
         Decision binding = null;
         long atLeast = Probing.ADMITS + 1;
         for (int i = limits.size() - 1; i >= 0; i--) {
-            Decision denial = denial(limits.get(i), nowMicros, cost, atLeast);
+            Decision denial = denial(limits.get(i), i, nowMicros, cost, atLeast);
             if (denial != null) {
                 binding = denial;
                 atLeast = Probing.rank(denial);
@@ -510,12 +510,14 @@ public final class KeyState {
      * expired states, without dropping or decoding anything, and without building an
      * admission's new state, which a denial does not need; {@code null} when the limit admits
      * or its {@link Probing#rank} is below {@code atLeast} (above {@link Probing#ADMITS}).
+     * {@code expectedAt} is the limit's place in its request ({@link #indexOf(String, int)}).
      */
-    private @Nullable Decision denial(Limit limit, long nowMicros, long cost, long atLeast) {
-        int at = liveIndexOf(limit, nowMicros);
+    private @Nullable Decision denial(Limit limit, int expectedAt, long nowMicros, long cost, long atLeast) {
+        int at = liveIndexOf(limit, expectedAt, nowMicros);
         Algorithm algorithm = limit.algorithm();
-        ByteBuffer bytes = readInPlace(at);
-        if (bytes != null && algorithm instanceof SlidingLog) {
+        // Only a sliding log decides on encoded longs in place: no other algorithm looks for them.
+        ByteBuffer bytes = algorithm instanceof SlidingLog ? readInPlace(at) : null;
+        if (bytes != null) {
             return Decisions.denial(limit,
                     ((SlidingLog) algorithm).transition(bytes.asLongBuffer(), nowMicros, limit, cost, false), atLeast);
         }
@@ -525,9 +527,12 @@ public final class KeyState {
                 : Decisions.denial(limit, algorithm.transition(state, nowMicros, limit, cost), atLeast);
     }
 
-    /** The index of the limit's state, negative when none is held or it has expired by {@code nowMicros}. */
-    private int liveIndexOf(Limit limit, long nowMicros) {
-        int at = indexOf(limit.name());
+    /**
+     * The index of the limit's state, negative when none is held or it has expired by
+     * {@code nowMicros}; looked for first at {@code expectedAt} ({@link #indexOf(String, int)}).
+     */
+    private int liveIndexOf(Limit limit, int expectedAt, long nowMicros) {
+        int at = indexOf(limit.name(), expectedAt);
         return expired(at, nowMicros) ? -1 : at;
     }
 
@@ -567,7 +572,7 @@ public final class KeyState {
         long tokens = maxTokens;
         for (int i = 0; i < count; i++) {
             Limit limit = limits.get(i);
-            probes[i] = limit.algorithm().transition(stateOf(liveIndexOf(limit, nowMicros)), nowMicros, limit, 1);
+            probes[i] = limit.algorithm().transition(stateOf(liveIndexOf(limit, i, nowMicros)), nowMicros, limit, 1);
             if (probes[i].allowed()) {
                 tokens = Math.min(tokens, probes[i].remaining() + 1);
             }
@@ -736,6 +741,19 @@ public final class KeyState {
         long[] decoded = new long[bytes.remaining() / Long.BYTES];
         bytes.asLongBuffer().get(decoded);
         return decoded;
+    }
+
+    /**
+     * The index of the limit named {@code name} (negative when none is held), looked for first
+     * at {@code expectedAt}, the limit's place in its request. Why: a key's limits are stored in
+     * the order of the request that first charged them, which is mostly every request's order,
+     * and the name there is then the request's own object, which {@code equals} matches at
+     * once. A scan from the first compared a request's third limit with two other names first:
+     * on a hot key's three-limit denial, finding the states was about a sixth of its samples
+     * (JFR, benchmarks-history.md 2026-12-04 17:00 UTC).
+     */
+    private int indexOf(String name, int expectedAt) {
+        return expectedAt < size && name.equals(name(expectedAt)) ? expectedAt : indexOf(name);
     }
 
     private int indexOf(String name) {

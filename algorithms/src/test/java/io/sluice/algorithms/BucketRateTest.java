@@ -33,6 +33,23 @@ class BucketRateTest {
         }
     }
 
+    /** Whole tokens, rounded down, also below one token and at its edges (where the division is skipped). */
+    @Test
+    void tokensAreTheWholeTokensInUnits() {
+        BucketRate rate = BucketRate.derive("token-bucket", 100, 100, 1_000_000);
+        assertThat(rate.scale()).isEqualTo(10_000);
+        assertThat(rate.tokens(0)).isZero();
+        assertThat(rate.tokens(9_999)).isZero();
+        assertThat(rate.tokens(10_000)).isEqualTo(1);
+        assertThat(rate.tokens(19_999)).isEqualTo(1);
+        assertThat(rate.tokens(rate.units(100))).isEqualTo(100);
+        BucketRate wholeTokens = BucketRate.derive("gcra", 5, 5, 5);
+        assertThat(wholeTokens.scale()).isEqualTo(1);
+        assertThat(wholeTokens.tokens(0)).isZero();
+        assertThat(wholeTokens.tokens(1)).isEqualTo(1);
+        assertThat(wholeTokens.tokens(5)).isEqualTo(5);
+    }
+
     @Test
     void anEqualLimitOfAnotherObjectGetsTheKeptLimitsRate() {
         Limit kept = Limit.of(Algorithms.GCRA, 7, Duration.ofSeconds(3)).withBurst(9);

@@ -49,6 +49,37 @@ class KeyStateTest {
         assertThat(longer).isEqualTo(state.tryAcquire(List.of(perSecond, tiny), T0, 1));
     }
 
+    /**
+     * A limit is looked for first at its place in the request: a request that lists a key's
+     * limits in another order than they were stored, or names them with other String objects
+     * (a state decoded from bytes), finds each limit's own state all the same.
+     */
+    @Test
+    void limitsListedInAnotherOrderOrByEqualNamesDecideOnTheirOwnStates() {
+        Limit perDay = Limit.of(Algorithms.FIXED_WINDOW, 1_000, Duration.ofDays(1)).named(new String("day"));
+        KeyState state = KeyState.empty();
+        state.tryAcquire(List.of(perSecond, perMinute, perDay), T0, 10);
+        List<Limit> reversed = List.of(perDay, perMinute, Limit.of(Algorithms.TOKEN_BUCKET, 10,
+                Duration.ofSeconds(1)).named(new String("second")));
+
+        Decision denial = state.denial(reversed, T0, 1);
+        assertThat(denial).isNotNull();
+        assertThat(denial.binding().name()).isEqualTo("second");
+        assertThat(denial.retryAfter()).contains(Duration.ofMillis(100));
+        assertThat(state.denial(List.of(perMinute, perDay), T0, 5)).isNull();
+        assertThat(state.denial(List.of(perMinute, perDay), T0, 6).binding()).isEqualTo(perMinute);
+
+        KeyState decoded = KeyState.decode(state.encode());
+        Decision admitted = decoded.tryAcquire(reversed, T0 + 500_000, 5);
+        assertThat(admitted.allowed()).isTrue();
+        assertThat(admitted.binding()).isEqualTo(perMinute);
+        assertThat(admitted.remaining()).isZero();
+        assertThat(decoded.toString()).startsWith("KeyState[second until ");
+        assertThat(decoded.denial(List.of(perDay, perSecond), T0 + 500_000, 1).binding()).isEqualTo(perSecond);
+        assertThat(decoded.denial(List.of(perDay), T0 + 500_000, 986)).isNotNull();
+        assertThat(decoded.denial(List.of(perDay), T0 + 500_000, 985)).isNull();
+    }
+
     @Test
     void chargesAllLimitsOnlyWhenAllAdmit() {
         KeyState state = KeyState.empty();
