@@ -123,6 +123,32 @@ class GridOperationTest {
         assertThat(denied.write()).isFalse();
     }
 
+    /**
+     * A hot key's batch of denials on an emptied bucket, part of a token refilled since, writes
+     * nothing in either bucket algorithm: the owner neither stores the value nor sends it to
+     * the backups (docs/benchmarks-history.md, 2026-12-04 22:02 UTC, measured this with a probe).
+     */
+    @Test
+    void aBatchOfDenialsWritesNothingAfterARefillBelowOneToken() {
+        for (String algorithm : List.of("token-bucket", "gcra")) {
+            List<Limit> perSecond = List.of(Limit.of(Algorithms.byName(algorithm), 100, Duration.ofSeconds(1)).named("s"));
+            KeyState reference = KeyState.empty();
+            assertThat(reference.tryAcquire(perSecond, NOW, 100).allowed()).as(algorithm).isTrue();
+            long halfAToken = NOW + 5_000;
+            GridOperation batch = GridOperation.batch(List.of(GridOperation.decide(perSecond, 1, halfAToken),
+                    GridOperation.decide(perSecond, 1, halfAToken), GridOperation.decide(perSecond, 1, halfAToken)));
+
+            GridRequest.Outcome outcome = batch.run(reference.encode(), () -> halfAToken);
+
+            for (int i = 0; i < 3; i++) {
+                long[] reply = java.util.Arrays.copyOfRange(outcome.reply(), i * GridReply.LENGTH, (i + 1) * GridReply.LENGTH);
+                assertThat(GridReply.decode(reply, perSecond).allowed()).as("%s decision %s", algorithm, i).isFalse();
+            }
+            assertThat(outcome.write()).as(algorithm).isFalse();
+            assertThat(outcome.state()).as(algorithm).isNull();
+        }
+    }
+
     @Test
     void aBatchThatIsNotWhatTheCallerWroteIsRefused() {
         byte[] request = GridOperation.batch(List.of(GridOperation.decide(LIMITS, 1, NOW),
