@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.algorithms.Algorithms;
 import io.sluice.algorithms.KeyState;
+import io.sluice.api.Decision;
 import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -109,8 +111,7 @@ class GridOperationTest {
 
         assertThat(outcome.reply()).hasSize(3 * GridReply.LENGTH);
         for (int i = 0; i < 3; i++) {
-            long[] reply = java.util.Arrays.copyOfRange(outcome.reply(), i * GridReply.LENGTH, (i + 1) * GridReply.LENGTH);
-            assertThat(GridReply.decode(reply, three)).as("decision %s", i)
+            assertThat(decisionIn(outcome.reply(), i, three)).as("decision %s", i)
                     .isEqualTo(reference.tryAcquire(three, NOW + i, i == 2 ? 1 : 2));
         }
         // The second was denied: the third's admission wrote the state after both admissions.
@@ -141,8 +142,7 @@ class GridOperationTest {
             GridRequest.Outcome outcome = batch.run(reference.encode(), () -> halfAToken);
 
             for (int i = 0; i < 3; i++) {
-                long[] reply = java.util.Arrays.copyOfRange(outcome.reply(), i * GridReply.LENGTH, (i + 1) * GridReply.LENGTH);
-                assertThat(GridReply.decode(reply, perSecond).allowed()).as("%s decision %s", algorithm, i).isFalse();
+                assertThat(decisionIn(outcome.reply(), i, perSecond).allowed()).as("%s decision %s", algorithm, i).isFalse();
             }
             assertThat(outcome.write()).as(algorithm).isFalse();
             assertThat(outcome.state()).as(algorithm).isNull();
@@ -182,5 +182,10 @@ class GridOperationTest {
         GridRequest.Outcome outcome = batch.run(null, () -> reads.incrementAndGet() + NOW);
         assertThat(reads).hasValue(2);
         assertThat(outcome.ttlMicros()).isEqualTo(KeyState.decode(outcome.state()).expiresAtMicros() - NOW - 2);
+    }
+
+    /** The decision in slot {@code slot} of a batch's reply. */
+    private static Decision decisionIn(long[] batchReply, int slot, List<Limit> limits) {
+        return GridReply.decode(Arrays.copyOfRange(batchReply, slot * GridReply.LENGTH, (slot + 1) * GridReply.LENGTH), limits);
     }
 }
