@@ -24,6 +24,8 @@ import tempfile
 import threading
 import time
 
+from jmh_run import run_jmh
+
 GROUPS = [("io-out", "thread-out"), ("io-in", "thread-in"), ("partition", "partition-operation")]
 SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
 <configuration version="2.0" label="thread CPU every second">
@@ -99,19 +101,17 @@ def main():
     done = threading.Event()
     recorder = threading.Thread(target=record, args=(recording, settings.name, done), daemon=True)
     recorder.start()
-    rates = {}
-    command = subprocess.Popen(sys.argv[3:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for line in command.stdout:
-        sys.stdout.write(line)
-        found = re.match(r"Iteration +(\d+): ([\d.,]+) ops/s", line)
-        if found:
-            rates[time.strftime("%H:%M:%S")] = (int(found.group(1)), float(found.group(2).replace(",", "")))
-    command.wait()
+    iterations, code = run_jmh(sys.argv[3:])
+    rates = {time.strftime("%H:%M:%S", time.localtime(ended)): (number, rate) for ended, number, rate, _ in iterations}
     done.set()
     recorder.join()
     os.unlink(settings.name)
-    report(per_second(recording), rates)
-    sys.exit(command.returncode)
+    seconds = per_second(recording)
+    if not seconds:
+        print(f"no thread CPU recorded in {recording}: no HazelcastMemberProcess, or jcmd or jfr failed",
+              file=sys.stderr)
+    report(seconds, rates)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

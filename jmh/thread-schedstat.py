@@ -15,10 +15,11 @@ Usage: jmh/thread-schedstat.py -- java -cp "$CP" org.openjdk.jmh.Main IgniteBenc
 """
 import glob
 import re
-import subprocess
 import sys
 import threading
 import time
+
+from jmh_run import run_jmh
 
 # Thread names (Linux keeps their first 15 characters) by group, in the order printed: JMH's
 # thread, Sluice's sending thread (sluice-grid-<n>-send-1), Ignite's stripes and NIO workers, the JIT.
@@ -70,7 +71,7 @@ def report(samples, iterations):
     print("iteration  decisions/s  " + "  ".join(f"{label}: run/wait us (scheduled)" for label in labels))
     # JMH prints the last iteration's rate only after the trial's tear-down (the servers stopped),
     # so no window of samples ends with it: it is left out.
-    for number, (end, rate, seconds) in enumerate(iterations[:-1], 1):
+    for end, number, rate, seconds in iterations[:-1]:
         before = min(samples, key=lambda s: abs(s[0] - (end - seconds)))
         after = min(samples, key=lambda s: abs(s[0] - end))
         decisions = rate * (after[0] - before[0])
@@ -95,21 +96,11 @@ def main():
     samples, done = [], threading.Event()
     sampler = threading.Thread(target=sample, args=(samples, done), daemon=True)
     sampler.start()
-    iterations, seconds = [], None
-    command = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for line in command.stdout:
-        sys.stdout.write(line)
-        found = re.search(r"# Measurement: \d+ iterations, (\d+) s each", line)
-        if found:
-            seconds = float(found.group(1))
-        found = re.search(r"(?:^|Iteration +\d+: )([\d.]+) ops/s", line)
-        if found and seconds and not line.lstrip().startswith(("#", "Result")):
-            iterations.append((time.time(), float(found.group(1)), seconds))
-    command.wait()
+    iterations, code = run_jmh(sys.argv[2:])
     done.set()
     sampler.join()
     report(samples, iterations)
-    sys.exit(command.returncode)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
