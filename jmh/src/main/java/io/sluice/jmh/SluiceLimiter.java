@@ -24,7 +24,7 @@ final class SluiceLimiter implements Limiter {
         this.store = store;
         // The request path of every RateLimiter, with a timeout as long as the stores' here (an overloaded
         // machine must not end a run) and no block cache, so that every decision is the store's:
-        // BlockCacheBenchmark measures the cache.
+        // GuardBenchmark measures the cache.
         RateLimiterBuilder builder = RateLimiter.builder().store(store)
                 .layer(StoreGuard.custom().timeout(Duration.ofSeconds(10)).blockCacheSize(0).build());
         limits(algorithm, shape).forEach(builder::limit);
