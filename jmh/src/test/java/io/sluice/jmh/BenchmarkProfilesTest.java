@@ -10,19 +10,26 @@ class BenchmarkProfilesTest {
 
     @Test
     void aRunWarmsUpOnceForEachThreadPerCoreRoundedUp() {
-        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 1, 2)).isEqualTo(1);
-        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 2, 2)).isEqualTo(1);
-        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 3, 2)).isEqualTo(2);
-        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 8, 2)).isEqualTo(4);
-        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 8, 16)).isEqualTo(1);
-        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 8, 2)).isEqualTo(8);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 9, 2)).isEqualTo(5);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 16, 2)).isEqualTo(8);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 64, 16)).isEqualTo(4);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 9, 2)).isEqualTo(10);
         assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 32, 2)).isEqualTo(32);
+    }
+
+    @Test
+    void theQuickProfileWarmsUpAtLeastFourTimesAtAnyThreadCount() {
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 1, 2)).isEqualTo(4);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 2, 2)).isEqualTo(4);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 8, 2)).isEqualTo(4);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.QUICK, 8, 16)).isEqualTo(4);
     }
 
     @Test
     void theFullProfileWarmsUpAtLeastEightTimesAtAnyThreadCount() {
         assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 1, 2)).isEqualTo(8);
         assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 2, 2)).isEqualTo(8);
+        assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 8, 2)).isEqualTo(8);
         assertThat(BenchmarkProfiles.warmupIterations(BenchmarkProfiles.Profile.FULL, 2, 16)).isEqualTo(8);
     }
 
