@@ -14,8 +14,10 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs a store's blocking calls to its cluster on threads of its own, so that no call holds
@@ -294,19 +296,53 @@ public final class GridCalls implements AutoCloseable {
     }
 
     /**
-     * The sender's queue: a send goes to the sender if it waits for one, else it queues while
-     * fewer than {@value #QUEUED_PER_THREAD} sends wait (the sender takes it next, and no
-     * thread is woken); one more is refused, and the pool hands it to {@link #threads} (the
-     * sender blocks: a cluster losing a node).
+     * The sender's queue: a send queues while fewer than {@value #QUEUED_PER_THREAD} sends wait,
+     * and wakes the sender if it waits; one more is refused, and the pool hands it to
+     * {@link #threads} (the sender blocks: a cluster losing a node).
+     *
+     * <p>The sender waits parked, never yielding its core. {@link LinkedTransferQueue#take}
+     * yields once before it parks (JDK 17): on a machine whose cores are busy (two cores while
+     * the JIT compiles) the idle sender gave its core to another thread and was still waiting
+     * for it when the next send came, 250 to 500 us per decision in a fork's first seconds,
+     * against 30 to 100 parked (benchmarks-history.md, 2026-12-05). The sender's pool has one
+     * thread and calls only {@link #offer} and {@link #take}, so one thread takes.
      */
     private static final class SendQueue extends LinkedTransferQueue<Runnable> {
 
         private static final long serialVersionUID = 1L;
 
+        /** The sender while it waits parked for a send. */
+        private transient volatile @Nullable Thread waiter;
+
         @Override
         public boolean offer(Runnable send) {
             // size() walks the queue, which holds at most QUEUED_PER_THREAD sends.
-            return tryTransfer(send) || (size() < QUEUED_PER_THREAD && super.offer(send));
+            if (size() >= QUEUED_PER_THREAD || !super.offer(send)) {
+                return false;
+            }
+            Thread parked = waiter;
+            if (parked != null) {
+                LockSupport.unpark(parked);
+            }
+            return true;
+        }
+
+        @Override
+        public Runnable take() throws InterruptedException {
+            Runnable send;
+            while ((send = poll()) == null) {
+                waiter = Thread.currentThread();
+                // Looked at after the waiter is set: a send offered before is seen here, and
+                // one offered after sees the waiter and unparks it.
+                if (isEmpty()) {
+                    LockSupport.park(this);
+                }
+                waiter = null;
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            return send;
         }
     }
 }

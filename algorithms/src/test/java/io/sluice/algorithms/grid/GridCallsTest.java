@@ -241,6 +241,36 @@ class GridCallsTest {
     }
 
     @Test
+    void aSendHandedOverAsTheSenderStartsToWaitIsNeverMissed() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(10), 1)) {
+            // One caller spins until each answer and hands the next send over at once, while the
+            // sender goes back to wait: a send it missed would fail after the timeout.
+            for (int i = 0; i < 50_000; i++) {
+                int sent = i;
+                CompletableFuture<Integer> answered = calls.send(answer -> answer.complete(sent));
+                while (!answered.isDone()) {
+                    Thread.onSpinWait();
+                }
+                assertThat(answered.join()).isEqualTo(sent);
+            }
+        }
+    }
+
+    @Test
+    void closingStopsTheWaitingSender() throws Exception {
+        GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1);
+        Thread sender = calls.<Thread>send(answer -> answer.complete(Thread.currentThread())).get(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (sender.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(sender.getState()).isEqualTo(Thread.State.WAITING);
+        calls.close();
+        sender.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(sender.isAlive()).isFalse();
+    }
+
+    @Test
     void aSendThatFailsOrAnswersLateIsAStoreFailure() {
         IllegalStateException failure = new IllegalStateException("member gone");
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(50), 1)) {
