@@ -303,8 +303,8 @@ public final class GridCalls implements AutoCloseable {
      * <p>The sender waits parked, never yielding its core. {@link LinkedTransferQueue#take}
      * yields once before it parks (JDK 17): on a machine whose cores are busy (two cores while
      * the JIT compiles) the idle sender gave its core to another thread and was still waiting
-     * for it when the next send came, 250 to 500 us per decision in a fork's first seconds,
-     * against 30 to 100 parked (benchmarks-history.md, 2026-12-05). The sender's pool has one
+     * for it when the next send came, 249 to 507 us per decision in a fork's first 8 s,
+     * against 30 to 103 parked (benchmarks-history.md, 2026-12-05). The sender's pool has one
      * thread and calls only {@link #offer} and {@link #take}, so one thread takes.
      */
     private static final class SendQueue extends LinkedTransferQueue<Runnable> {
