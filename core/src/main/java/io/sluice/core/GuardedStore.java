@@ -157,11 +157,19 @@ final class GuardedStore implements Store {
      */
     @Override
     public Decision tryAcquireAndWait(String key, List<Limit> limits, long cost) {
+        return tryAcquireAndWait(key, limits, cost, false);
+    }
+
+    /**
+     * Decides a request on the calling thread as {@link #tryAcquireAndWait(String, List, long)}
+     * does; {@code shadow} as {@link #tryAcquire(String, List, long, boolean)} takes it.
+     */
+    Decision tryAcquireAndWait(String key, List<Limit> limits, long cost, boolean shadow) {
         if (direct) {
-            return decideInProcess(key, limits, cost, false);
+            return decideInProcess(key, limits, cost, shadow);
         }
-        return storeWaits ? decideAndWait(key, limits, cost)
-                : tryAcquire(key, limits, cost, false).toCompletableFuture().join();
+        return storeWaits ? decideAndWait(key, limits, cost, shadow)
+                : tryAcquire(key, limits, cost, shadow).toCompletableFuture().join();
     }
 
     /** A denial the block cache still holds for this request, metered; {@code null} when none. */
@@ -180,23 +188,23 @@ final class GuardedStore implements Store {
      * of the stage and the guard's timer: the block cache, the breaker, the store, the failure
      * policies.
      */
-    private Decision decideAndWait(String key, List<Limit> limits, long cost) {
+    private Decision decideAndWait(String key, List<Limit> limits, long cost, boolean shadow) {
         long askedAtMicros = guard.clock.nowMicros();
-        Decision blocked = blockedByCache(key, limits, cost, false, askedAtMicros);
+        Decision blocked = blockedByCache(key, limits, cost, shadow, askedAtMicros);
         if (blocked != null) {
             return blocked;
         }
         if (!breaker.tryAcquirePermission()) {
-            return shortCircuited(key, limits, cost, false);
+            return shortCircuited(key, limits, cost, shadow);
         }
         long start = System.nanoTime();
         Decision decision;
         try {
             decision = store.tryAcquireAndWait(key, limits, cost);
         } catch (RuntimeException e) {
-            return completed(key, limits, cost, false, askedAtMicros, start, null, e);
+            return completed(key, limits, cost, shadow, askedAtMicros, start, null, e);
         }
-        return completed(key, limits, cost, false, askedAtMicros, start, decision, null);
+        return completed(key, limits, cost, shadow, askedAtMicros, start, decision, null);
     }
 
     /**

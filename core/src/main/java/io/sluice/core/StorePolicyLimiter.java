@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * charge stays (over-counting the client, never over-admitting; see docs/configuration.md).
  * Each call goes through the {@link GuardedStore}, the same chain as the
  * {@link io.sluice.api.RateLimiter}'s, which answers store failures by each limit's failure
- * policy (the policy file gives every limit one).
+ * policy (the policy file gives every limit one). A request is decided on the configuration
+ * read at its start from end to end, whatever a reload swaps in meanwhile.
  */
 final class StorePolicyLimiter implements PolicyLimiter {
 
@@ -45,27 +46,54 @@ final class StorePolicyLimiter implements PolicyLimiter {
         store.release();
     }
 
+    /**
+     * Decides on the calling thread, step by step, each through the store's own wait
+     * ({@link GuardedStore#tryAcquireAndWait}): as {@link io.sluice.api.RateLimiter#decide}
+     * waits, without the stages and thread hand-offs of {@link #decideAsync}.
+     */
     @Override
     public PolicyDecision decide(ApiRequest request) {
-        return decideAsync(request).toCompletableFuture().join();
+        PolicyConfig policy = config.get();
+        PolicyConfig.Resolution resolution = resolve(request, policy);
+        Plan plan = resolution.plan();
+        if (plan == null) {
+            return unplanned(policy, resolution);
+        }
+        Decision tightest = null;
+        for (Plan.Step step : plan.steps()) {
+            Decision stepDecision = store.tryAcquireAndWait(key(step, resolution), step.limits(), plan.cost(),
+                    step.shadow());
+            if (!stepDecision.allowed()) {
+                return denied(step, resolution, stepDecision);
+            }
+            tightest = tighter(tightest, stepDecision);
+        }
+        return decision(true, false, resolution, tightest);
     }
 
     @Override
     public CompletionStage<PolicyDecision> decideAsync(ApiRequest request) {
-        Objects.requireNonNull(request, "request");
-        // One configuration for the whole request, whatever a reload swaps in meanwhile.
         PolicyConfig policy = config.get();
+        PolicyConfig.Resolution resolution = resolve(request, policy);
+        return resolution.plan() == null ? CompletableFuture.completedFuture(unplanned(policy, resolution))
+                : run(resolution, 0, null);
+    }
+
+    private PolicyConfig.Resolution resolve(ApiRequest request, PolicyConfig policy) {
+        Objects.requireNonNull(request, "request");
         Optional<String> tier = request.apiKey().flatMap(key -> tierOf(key, policy));
-        PolicyConfig.Resolution resolution = policy.resolve(request, tier);
-        Plan plan = resolution.plan();
-        if (plan == null) {
-            EndpointRule endpoint = resolution.endpoint();
-            boolean allowed = policy.shadow();
-            return CompletableFuture.completedFuture(new PolicyDecision(allowed, allowed, resolution.unknownKey(),
-                    null, null, endpoint == null ? null : endpoint.name(), endpoint == null ? 1 : endpoint.cost(),
-                    List.of()));
-        }
-        return run(policy, resolution, 0, null);
+        return policy.resolve(request, tier);
+    }
+
+    /**
+     * The decision of a request rejected outright (an unknown key that the policy rejects, or an
+     * anonymous caller and no anonymous limits), which no store is asked for: admitted only in shadow mode.
+     */
+    private static PolicyDecision unplanned(PolicyConfig policy, PolicyConfig.Resolution resolution) {
+        EndpointRule endpoint = resolution.endpoint();
+        boolean allowed = policy.shadow();
+        return new PolicyDecision(allowed, allowed, resolution.unknownKey(), null, null,
+                endpoint == null ? null : endpoint.name(), endpoint == null ? 1 : endpoint.cost(), List.of());
     }
 
     private Optional<String> tierOf(String apiKey, PolicyConfig policy) {
@@ -84,24 +112,29 @@ final class StorePolicyLimiter implements PolicyLimiter {
         }
     }
 
-    private CompletionStage<PolicyDecision> run(PolicyConfig policy, PolicyConfig.Resolution resolution, int index,
+    private CompletionStage<PolicyDecision> run(PolicyConfig.Resolution resolution, int index,
                                                 @Nullable Decision tightest) {
-        // Run only for a resolution with a plan, which then has a client key too.
+        // Run only for a resolution with a plan.
         Plan plan = Objects.requireNonNull(resolution.plan(), "plan");
         if (index == plan.steps().size()) {
             return CompletableFuture.completedFuture(decision(true, false, resolution, tightest));
         }
         Plan.Step step = plan.steps().get(index);
-        String key = step.globalKey() != null ? step.globalKey()
+        return store.tryAcquire(key(step, resolution), step.limits(), plan.cost(), step.shadow())
+                .thenCompose(stepDecision -> stepDecision.allowed()
+                        ? run(resolution, index + 1, tighter(tightest, stepDecision))
+                        : CompletableFuture.completedFuture(denied(step, resolution, stepDecision)));
+    }
+
+    /** The store key of a step: its endpoint's global key, else the client's, which a resolution with a plan has. */
+    private static String key(Plan.Step step, PolicyConfig.Resolution resolution) {
+        return step.globalKey() != null ? step.globalKey()
                 : Objects.requireNonNull(resolution.clientKey(), "clientKey");
-        return store.tryAcquire(key, step.limits(), plan.cost(), step.shadow()).thenCompose(stepDecision -> {
-            if (!stepDecision.allowed()) {
-                // A shadow step reports its denial but lets the request through.
-                return CompletableFuture.completedFuture(
-                        decision(step.shadow(), step.shadow(), resolution, stepDecision));
-            }
-            return run(policy, resolution, index + 1, tighter(tightest, stepDecision));
-        });
+    }
+
+    /** The request's decision once {@code step} denied it: a shadow step reports its denial, and admits. */
+    private static PolicyDecision denied(Plan.Step step, PolicyConfig.Resolution resolution, Decision stepDecision) {
+        return decision(step.shadow(), step.shadow(), resolution, stepDecision);
     }
 
     /**

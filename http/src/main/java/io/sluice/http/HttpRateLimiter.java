@@ -92,9 +92,14 @@ public final class HttpRateLimiter {
         return new Builder(Objects.requireNonNull(limiter, "limiter"));
     }
 
-    /** Decides a request, waiting for the store. */
+    /**
+     * Decides a request, waiting for the store on the calling thread ({@link PolicyLimiter#decide}).
+     *
+     * @throws IllegalArgumentException when the peer address is not an IP literal
+     */
     public HttpVerdict decide(HttpRequestView request) {
-        return decideAsync(request).toCompletableFuture().join();
+        Caller caller = caller(request);
+        return verdict(limiter.decide(caller.request()), caller.apiKey(), caller.address());
     }
 
     /**
@@ -104,11 +109,19 @@ public final class HttpRateLimiter {
      * @throws IllegalArgumentException when the peer address is not an IP literal
      */
     public CompletionStage<HttpVerdict> decideAsync(HttpRequestView request) {
-        Optional<String> apiKey = identity.apiKey(request);
-        InetAddress client = identity.clientAddress(request);
-        ApiRequest apiRequest = ApiRequest.of(apiKey.orElse(null), client, request.method(), request.path());
-        return limiter.decideAsync(apiRequest)
-                .thenApply(decision -> verdict(decision, apiKey.orElse(null), client));
+        Caller caller = caller(request);
+        return limiter.decideAsync(caller.request())
+                .thenApply(decision -> verdict(decision, caller.apiKey(), caller.address()));
+    }
+
+    /** Who calls ({@link ClientIdentity}), and the request to decide. */
+    private record Caller(@Nullable String apiKey, InetAddress address, ApiRequest request) {
+    }
+
+    private Caller caller(HttpRequestView request) {
+        String apiKey = identity.apiKey(request).orElse(null);
+        InetAddress address = identity.clientAddress(request);
+        return new Caller(apiKey, address, ApiRequest.of(apiKey, address, request.method(), request.path()));
     }
 
     private HttpVerdict verdict(PolicyDecision policyDecision, @Nullable String apiKey, InetAddress client) {

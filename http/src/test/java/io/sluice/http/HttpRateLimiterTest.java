@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
+import io.sluice.core.ApiRequest;
 import io.sluice.core.PolicyConfig;
+import io.sluice.core.PolicyDecision;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.store.local.LocalStore;
 import io.sluice.testkit.UnreachableStore;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -155,6 +158,42 @@ class HttpRateLimiterTest {
             assertThat(headers(http.decide(withKey("pro-key")))).containsEntry("RateLimit-Policy",
                     "\"tier.pro.per-second\";q=100;w=1");
         }
+    }
+
+    @Test
+    void decideWaitsThroughThePolicyLimitersDecideAndDecidesAsTheStageDoes() {
+        Store otherStore = LocalStore.builder().clockForTesting(clock).build();
+        PolicyLimiter onlyWaits = new PolicyLimiter() {
+            private final PolicyLimiter real = PolicyLimiter.builder()
+                    .config(PolicyConfig.parse(POLICY, "test.yaml")).store(otherStore).build();
+
+            @Override
+            public PolicyDecision decide(ApiRequest request) {
+                return real.decide(request);
+            }
+
+            @Override
+            public CompletionStage<PolicyDecision> decideAsync(ApiRequest request) {
+                throw new AssertionError("decide() must not go through decideAsync()");
+            }
+
+            @Override
+            public void close() {
+                real.close();
+            }
+        };
+        HttpRateLimiter waiting = HttpRateLimiter.custom(onlyWaits).headers(EnumSet.allOf(HeaderFamily.class)).build();
+
+        for (TestRequest request : List.of(withKey("free-0123456789abcdef"), withKey("free-0123456789abcdef"),
+                withKey("free-0123456789abcdef"), withKey("no-such-key"), TestRequest.get("/v1/things", "203.0.113.5"))) {
+            HttpVerdict waited = waiting.decide(request);
+            HttpVerdict staged = limiter.decideAsync(request).toCompletableFuture().join();
+
+            assertThat(waited.status()).isEqualTo(staged.status());
+            assertThat(waited.headers()).isEqualTo(staged.headers());
+            assertThat(waited.body()).isEqualTo(staged.body());
+        }
+        otherStore.close();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.sluice.jmh;
 
+import io.sluice.api.Store;
 import io.sluice.store.hazelcast.HazelcastStore;
 import java.time.Duration;
 import java.util.function.BiFunction;
@@ -11,6 +12,8 @@ public enum HazelcastImpl {
     SLUICE_FIXED_WINDOW(sluice("fixed-window")),
     SLUICE_SLIDING_WINDOW_COUNTER(sluice("sliding-window-counter")),
     SLUICE_SLIDING_LOG(sluice("sliding-log")),
+    /** Sluice's token bucket through its {@code PolicyLimiter}, as its servlet filter decides. */
+    SLUICE_POLICY((cluster, shape) -> new SluicePolicyLimiter(store(cluster), shape)),
     BUCKET4J(Bucket4jHazelcastLimiter::new),
     ENTRY_PROCESSOR(EntryProcessorFloorLimiter::new);
 
@@ -26,7 +29,11 @@ public enum HazelcastImpl {
 
     /** Sluice's Hazelcast store on the caller's member, its timeout raised as for Redis (the peers have none). */
     private static BiFunction<HazelcastCluster, LimitShape, Limiter> sluice(String algorithm) {
-        return (cluster, shape) -> new SluiceLimiter(HazelcastStore.builder(cluster.caller())
-                .mapName("sluice-jmh-sluice").timeout(Duration.ofSeconds(10)).build(), algorithm, shape);
+        return (cluster, shape) -> new SluiceLimiter(store(cluster), algorithm, shape);
+    }
+
+    private static Store store(HazelcastCluster cluster) {
+        return HazelcastStore.builder(cluster.caller()).mapName("sluice-jmh-sluice").timeout(Duration.ofSeconds(10))
+                .build();
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.jmh;
 
+import io.sluice.api.Store;
 import io.sluice.store.ignite.IgniteStore;
 import java.time.Duration;
 import java.util.function.BiFunction;
@@ -14,6 +15,8 @@ public enum IgniteImpl {
     SLUICE_FIXED_WINDOW(sluice("fixed-window")),
     SLUICE_SLIDING_WINDOW_COUNTER(sluice("sliding-window-counter")),
     SLUICE_SLIDING_LOG(sluice("sliding-log")),
+    /** Sluice's token bucket through its {@code PolicyLimiter}, as its servlet filter decides. */
+    SLUICE_POLICY((cluster, shape) -> new SluicePolicyLimiter(store(cluster), shape)),
     /** The floor: one blocking {@code invoke} of a minimal token bucket. */
     INVOKE(InvokeFloorLimiter::new);
 
@@ -32,7 +35,10 @@ public enum IgniteImpl {
 
     /** Sluice's Ignite store on the caller's node, one backup, its timeout raised as for Redis. */
     private static BiFunction<IgniteCluster, LimitShape, Limiter> sluice(String algorithm) {
-        return (cluster, shape) -> new SluiceLimiter(IgniteStore.builder(cluster.caller())
-                .cacheName(CACHE).backups(1).timeout(Duration.ofSeconds(10)).build(), algorithm, shape);
+        return (cluster, shape) -> new SluiceLimiter(store(cluster), algorithm, shape);
+    }
+
+    private static Store store(IgniteCluster cluster) {
+        return IgniteStore.builder(cluster.caller()).cacheName(CACHE).backups(1).timeout(Duration.ofSeconds(10)).build();
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.jmh;
 
 import io.lettuce.core.RedisURI;
+import io.sluice.api.Store;
 import io.sluice.store.redis.RedisStore;
 import io.sluice.testkit.redis.RedisFixture;
 import java.time.Duration;
@@ -13,6 +14,8 @@ public enum RedisImpl {
     SLUICE_FIXED_WINDOW(sluice("fixed-window")),
     SLUICE_SLIDING_WINDOW_COUNTER(sluice("sliding-window-counter")),
     SLUICE_SLIDING_LOG(sluice("sliding-log")),
+    /** Sluice's token bucket through its {@code PolicyLimiter}, as its servlet filter decides. */
+    SLUICE_POLICY((redis, shape) -> new SluicePolicyLimiter(store(redis), shape)),
     BUCKET4J(Bucket4jRedisLimiter::new),
     EVALSHA(EvalshaFloorLimiter::new);
 
@@ -32,10 +35,12 @@ public enum RedisImpl {
      * decision would fail the run rather than be measured.
      */
     private static BiFunction<RedisFixture, LimitShape, Limiter> sluice(String algorithm) {
-        return (redis, shape) -> {
-            RedisURI uri = RedisURI.create(redis.uri());
-            RedisStore.Builder store = redis.isCluster() ? RedisStore.cluster(uri) : RedisStore.standalone(uri);
-            return new SluiceLimiter(store.commandTimeout(Duration.ofSeconds(10)).build(), algorithm, shape);
-        };
+        return (redis, shape) -> new SluiceLimiter(store(redis), algorithm, shape);
+    }
+
+    private static Store store(RedisFixture redis) {
+        RedisURI uri = RedisURI.create(redis.uri());
+        RedisStore.Builder store = redis.isCluster() ? RedisStore.cluster(uri) : RedisStore.standalone(uri);
+        return store.commandTimeout(Duration.ofSeconds(10)).build();
     }
 }
