@@ -55,7 +55,7 @@ public abstract class DecisionBenchmark {
     public final void startLimiter() throws Exception {
         try {
             limiter = createLimiter(limits);
-            keyArray = keys(keys);
+            keyArray = keys(keys, limiter);
             checkAdmissions(limiter, limits);
         } catch (Exception | Error e) {
             // JMH skips the tear-down of a failed set-up: stop the servers here, or they outlive the run.
@@ -121,7 +121,7 @@ public abstract class DecisionBenchmark {
      * The keys of the pattern; a store may narrow them (to keys another member owns, say).
      * Called after {@link #createLimiter}, so servers are up.
      */
-    protected String[] keys(KeyPattern pattern) {
+    protected String[] keys(KeyPattern pattern, Limiter limiter) {
         return pattern.keys();
     }
 

@@ -24,10 +24,10 @@ public class HazelcastBenchmark extends DecisionBenchmark {
     }
 
     @Override
-    protected String[] keys(KeyPattern pattern) {
+    protected String[] keys(KeyPattern pattern, Limiter limiter) {
         // Drawn after createLimiter started the cluster.
         HazelcastCluster started = Objects.requireNonNull(cluster, "cluster");
-        return pattern.keys(started::ownedByRemote);
+        return pattern.keys(key -> started.ownedByRemote(limiter.storeKey(key)));
     }
 
     @Override

@@ -62,9 +62,9 @@ public class HazelcastPathBenchmark extends DecisionBenchmark {
     }
 
     @Override
-    protected String[] keys(KeyPattern pattern) {
+    protected String[] keys(KeyPattern pattern, Limiter limiter) {
         HazelcastCluster started = Objects.requireNonNull(cluster, "cluster");
-        return pattern.keys(started::ownedByRemote);
+        return pattern.keys(key -> started.ownedByRemote(limiter.storeKey(key)));
     }
 
     @Override

@@ -23,10 +23,10 @@ public class IgniteBenchmark extends DecisionBenchmark {
     }
 
     @Override
-    protected String[] keys(KeyPattern pattern) {
+    protected String[] keys(KeyPattern pattern, Limiter limiter) {
         // Drawn after createLimiter started the cluster.
         IgniteCluster started = Objects.requireNonNull(cluster, "cluster");
-        return pattern.keys(key -> started.primaryOnRemote(IgniteImpl.CACHE, key));
+        return pattern.keys(key -> started.primaryOnRemote(IgniteImpl.CACHE, limiter.storeKey(key)));
     }
 
     @Override

@@ -7,7 +7,11 @@ import io.sluice.core.PolicyConfig;
 import io.sluice.core.PolicyDecision;
 import io.sluice.core.PolicyLimiter;
 import io.sluice.core.StoreGuard;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Optional;
 
 /**
@@ -58,6 +62,26 @@ final class SluicePolicyLimiter implements Limiter {
             throw new IllegalStateException("store unavailable during the benchmark: " + limits);
         }
         return decision.allowed();
+    }
+
+    /**
+     * The client key the policy keeps an API key's state under (docs/configuration.md,
+     * {@code api-keys}; docs/stores/redis.md): {@code key:} and the first 128 bits of the
+     * SHA-256 of the key's UTF-16 code units, in unpadded base64url.
+     */
+    @Override
+    public String storeKey(String key) {
+        byte[] units = new byte[key.length() * 2];
+        for (int i = 0; i < key.length(); i++) {
+            units[2 * i] = (byte) (key.charAt(i) >>> 8);
+            units[2 * i + 1] = (byte) key.charAt(i);
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(units);
+            return "key:" + Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 
     @Override
