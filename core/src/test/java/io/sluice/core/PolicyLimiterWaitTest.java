@@ -60,9 +60,8 @@ class PolicyLimiterWaitTest {
     @Test
     void eachStepWaitsForTheStoresOwnAnswerOnTheCallingThread() {
         VirtualClock clock = new VirtualClock(START);
-        try (OutageStore store = waitingStore(clock)) {
-            PolicyLimiter limiter = limiter(store, clock, new SimpleMeterRegistry());
-
+        try (OutageStore store = waitingStore(clock);
+             PolicyLimiter limiter = limiter(store, clock, new SimpleMeterRegistry())) {
             PolicyDecision decision = limiter.decide(ApiRequest.of("pro-a", "192.0.2.1", "POST", "/v1/reports"));
 
             assertThat(decision.allowed()).isTrue();
@@ -71,7 +70,8 @@ class PolicyLimiterWaitTest {
             assertThat(store.calls()).isEqualTo(3);
             assertThat(store.waited()).isEqualTo(3);
 
-            limiter.decideAsync(ApiRequest.of("pro-a", "192.0.2.1", "POST", "/v1/reports")).toCompletableFuture().join();
+            limiter.decideAsync(ApiRequest.of("pro-a", "192.0.2.1", "POST", "/v1/reports"))
+                    .toCompletableFuture().join();
 
             assertThat(store.calls()).isEqualTo(6);
             assertThat(store.waited()).isEqualTo(3);
@@ -82,8 +82,7 @@ class PolicyLimiterWaitTest {
     void aShadowLimitsDenialWaitedForIsCountedAsShadowDenied() {
         VirtualClock clock = new VirtualClock(START);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        try (OutageStore store = waitingStore(clock)) {
-            PolicyLimiter limiter = limiter(store, clock, registry);
+        try (OutageStore store = waitingStore(clock); PolicyLimiter limiter = limiter(store, clock, registry)) {
             for (int i = 0; i < 12; i++) {
                 assertThat(limiter.decide(ApiRequest.of("pro-a", "192.0.2.1", "GET", "/v1/things")).allowed()).isTrue();
                 clock.advanceMicros(250_000);
@@ -118,9 +117,9 @@ class PolicyLimiterWaitTest {
         VirtualClock stagedClock = new VirtualClock(START);
         SimpleMeterRegistry waitingMeters = new SimpleMeterRegistry();
         SimpleMeterRegistry stagedMeters = new SimpleMeterRegistry();
-        try (OutageStore waitingStore = waitingStore(waitingClock); OutageStore stagedStore = waitingStore(stagedClock)) {
-            PolicyLimiter waiting = limiter(waitingStore, waitingClock, waitingMeters);
-            PolicyLimiter staged = limiter(stagedStore, stagedClock, stagedMeters);
+        try (OutageStore waitingStore = waitingStore(waitingClock); OutageStore stagedStore = waitingStore(stagedClock);
+             PolicyLimiter waiting = limiter(waitingStore, waitingClock, waitingMeters);
+             PolicyLimiter staged = limiter(stagedStore, stagedClock, stagedMeters)) {
             for (Step step : requests) {
                 ApiRequest request = ApiRequest.of(step.apiKey(), "192.0.2.1", "POST", step.path());
 

@@ -184,8 +184,9 @@ class HttpRateLimiterTest {
         };
         HttpRateLimiter waiting = HttpRateLimiter.custom(onlyWaits).headers(EnumSet.allOf(HeaderFamily.class)).build();
 
-        for (TestRequest request : List.of(withKey("free-0123456789abcdef"), withKey("free-0123456789abcdef"),
-                withKey("free-0123456789abcdef"), withKey("no-such-key"), TestRequest.get("/v1/things", "203.0.113.5"))) {
+        TestRequest known = withKey("free-0123456789abcdef");
+        for (TestRequest request : List.of(known, known, known, withKey("no-such-key"),
+                TestRequest.get("/v1/things", "203.0.113.5"))) {
             HttpVerdict waited = waiting.decide(request);
             HttpVerdict staged = limiter.decideAsync(request).toCompletableFuture().join();
 

@@ -39,6 +39,7 @@ public enum IgniteImpl {
     }
 
     private static Store store(IgniteCluster cluster) {
-        return IgniteStore.builder(cluster.caller()).cacheName(CACHE).backups(1).timeout(Duration.ofSeconds(10)).build();
+        return IgniteStore.builder(cluster.caller()).cacheName(CACHE).backups(1).timeout(Duration.ofSeconds(10))
+                .build();
     }
 }

@@ -15,7 +15,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 
-/** {@link SluicePolicyLimiter}: the key it names for a benchmark key is the one its store is asked about, and it enforces the shape. */
+/**
+ * {@link SluicePolicyLimiter}: the key it names for a benchmark key is the one its store is asked
+ * about, and it enforces every shape.
+ */
 class SluicePolicyLimiterTest {
 
     /** The local store, noting every key it is asked to decide. */
