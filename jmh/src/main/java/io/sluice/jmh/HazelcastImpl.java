@@ -12,6 +12,8 @@ public enum HazelcastImpl {
     SLUICE_FIXED_WINDOW(sluice("fixed-window")),
     SLUICE_SLIDING_WINDOW_COUNTER(sluice("sliding-window-counter")),
     SLUICE_SLIDING_LOG(sluice("sliding-log")),
+    /** Sluice's token bucket through {@code RateLimiter.decideAsync}, its stage waited for: the gateway's path. */
+    SLUICE_ASYNC((cluster, shape) -> new SluiceLimiter(store(cluster), "token-bucket", shape, true)),
     /** Sluice's token bucket through its {@code PolicyLimiter}, as its servlet filter decides. */
     SLUICE_POLICY((cluster, shape) -> new SluicePolicyLimiter(store(cluster), shape)),
     BUCKET4J(Bucket4jHazelcastLimiter::new),
