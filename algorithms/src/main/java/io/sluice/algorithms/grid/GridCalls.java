@@ -4,7 +4,9 @@ import io.sluice.algorithms.calls.Causes;
 import io.sluice.algorithms.calls.Deadlines;
 import io.sluice.api.StoreUnavailableException;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedTransferQueue;
@@ -36,7 +38,9 @@ import org.jspecify.annotations.Nullable;
  * <p>A caller that waits anyway ({@code RateLimiter.decide}) may {@link #await} instead: a call
  * that a store can start without blocking (a Hazelcast member's invocation, whose future it
  * waits for rather than chaining to) is made on the caller's thread and waited for there with
- * the same timeout, so the answer wakes the caller directly.
+ * the same timeout, so the answer wakes the caller directly. A caller that chains stages
+ * ({@code RateLimiter.decideAsync}) may {@link #startAndHandBack} such a call: started on its
+ * thread, the answer handed to a thread of the pool, which completes the caller's future.
  */
 public final class GridCalls implements AutoCloseable {
 
@@ -83,24 +87,36 @@ public final class GridCalls implements AutoCloseable {
         String prefix = "sluice-grid-" + POOLS.incrementAndGet() + "-";
         this.maxWaiting = concurrency * QUEUED_PER_THREAD;
         this.threads = new ThreadPoolExecutor(concurrency, concurrency, 1, TimeUnit.MINUTES,
-                new LinkedTransferQueue<>(), daemons(prefix));
+                new LinkedTransferQueue<>(), daemons(prefix, this));
         // Every thread starts now, so that no caller ever starts one (the pool's lock, and a
         // thread's start, on a saturated machine; a send handed over to this pool when the
         // sender blocks does so while a node is being lost).
         this.threads.prestartAllCoreThreads();
         this.sender = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES,
-                new SendQueue(), daemons(prefix + "send-"), (send, refused) -> threads.execute(send));
+                new SendQueue(), daemons(prefix + "send-", null), (send, refused) -> threads.execute(send));
         this.sender.prestartAllCoreThreads();
         this.deadlines = new Deadlines(prefix + "timeouts-", timeout);
     }
 
-    private static ThreadFactory daemons(String prefix) {
+    /** Daemon threads named {@code prefix} and a number; the threads of {@code pool}'s calls when given. */
+    private static ThreadFactory daemons(String prefix, @Nullable GridCalls pool) {
         AtomicInteger count = new AtomicInteger();
         return runnable -> {
-            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+            Thread thread = new PoolThread(runnable, prefix + count.incrementAndGet(), pool);
             thread.setDaemon(true);
             return thread;
         };
+    }
+
+    /** A thread of a {@link GridCalls}, which knows whose calls it makes ({@code null}: the sending thread's). */
+    private static final class PoolThread extends Thread {
+
+        private final @Nullable GridCalls pool;
+
+        PoolThread(Runnable task, String name, @Nullable GridCalls pool) {
+            super(task, name);
+            this.pool = pool;
+        }
     }
 
     /**
@@ -128,6 +144,65 @@ public final class GridCalls implements AutoCloseable {
         CompletableFuture<T> answer = new CompletableFuture<>();
         answer.orTimeout(nanos, TimeUnit.NANOSECONDS);
         return call(call, answer, nanos);
+    }
+
+    /**
+     * Starts a call with {@code start} on the caller's thread, and completes the returned future
+     * on a thread of the pool once the call answers. {@code start} must return without blocking
+     * (a call the store starts on the cluster, or hands to {@link #send}, or makes with
+     * {@link #call(Supplier)}); its future may complete on any thread. The returned future is
+     * completed on the caller's thread when the call answered before {@code start} returned, on
+     * the pool's thread that received the answer when it is one (a call made there), and else
+     * by a thread of the pool that the answer is handed to: so what the caller chains never runs
+     * on the cluster's threads nor on the sending thread, as with {@link #call(Supplier)}, and
+     * a call started so holds no thread of the pool while it is out. A call started on the
+     * caller's thread costs one thread hand-off fewer than a blocking call on the pool: no thread
+     * of the pool is woken to make the call, only one to complete its future. Bounded by the
+     * timeout from now, it fails as {@link #call(Supplier)}'s does.
+     */
+    public <T> CompletableFuture<T> startAndHandBack(Supplier<CompletableFuture<T>> start) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException(target + " is closed"));
+        }
+        CompletableFuture<T> answer = deadlines.answerInTime();
+        CompletableFuture<T> started;
+        try {
+            started = start.get();
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        if (started.isDone()) {
+            settle(answer, started);
+        } else {
+            CompletableFuture<T> call = started;
+            call.whenComplete((value, failure) -> handBack(answer, call));
+        }
+        return answer.exceptionallyCompose(failure ->
+                CompletableFuture.failedFuture(unavailable(failure, timeoutNanos)));
+    }
+
+    /** Completes {@code answer} as {@code call} did, on a thread of the pool (this one when it is). */
+    private <T> void handBack(CompletableFuture<T> answer, CompletableFuture<T> call) {
+        if (answer.isDone() || Thread.currentThread() instanceof PoolThread thread && thread.pool == this) {
+            settle(answer, call);
+            return;
+        }
+        try {
+            // Not through execute(): an answer is never refused for the calls that wait.
+            threads.execute(() -> settle(answer, call));
+        } catch (RejectedExecutionException e) {
+            // Closed meanwhile: answered here rather than left to the timeout.
+            settle(answer, call);
+        }
+    }
+
+    /** Completes {@code answer} as the completed {@code call} did, unless it timed out meanwhile. */
+    private static <T> void settle(CompletableFuture<T> answer, CompletableFuture<T> call) {
+        try {
+            answer.complete(call.join());
+        } catch (CompletionException | CancellationException e) {
+            answer.completeExceptionally(e.getCause() != null ? e.getCause() : e);
+        }
     }
 
     /**

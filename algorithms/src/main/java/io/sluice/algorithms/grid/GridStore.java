@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * owner: each method builds its {@link GridOperation} on the caller (bad arguments fail there,
  * before anything is sent), runs it on the key's owner with the grid's blocking call on a thread
  * of its {@link GridCalls}, and reads the owner's answer. A grid's store supplies only that call
- * ({@link OnOwner}), and may supply one that starts on the caller's thread ({@link StartOnOwner}).
+ * ({@link OnOwner}), and may supply one that starts without blocking ({@link StartOnOwner}), which
+ * decisions then use, waited for or not.
  * Failures and timeouts become {@link StoreUnavailableException}s carrying the grid's exception.
  *
  * <p>The owner's clock decides (a test clock only stands in for it in tests); a decision waited
@@ -104,15 +105,20 @@ public final class GridStore implements Store, InstanceCount {
     private final StoreCapabilities capabilities;
     /** Announces this store to the others on the cluster; {@code null} when counting instances is off. */
     private final @Nullable Heartbeat heartbeat;
+    /**
+     * Starts a decision's call as the store can without blocking (with the chunks of long
+     * sliding logs when it keeps them): on the caller's thread, on the sending thread of
+     * {@link #calls}, or as a call on its pool.
+     */
+    private final SameKeyDecisions.Sender decisions;
     /** {@link #tryAcquireAndWait}'s calls, coalesced per key while one is out. */
     private final SameKeyDecisions sameKey;
-    /** The decisions' sends with the chunks of long sliding logs; {@code null} when the grid keeps whole logs. */
-    private final @Nullable ChunkedSends chunked;
 
     /**
      * A store whose calls are {@code onOwner}, made on {@code calls}, at the owners' times, or at
-     * {@code testClock}'s when a test gave one; {@link #tryAcquireAndWait} starts its call with
-     * {@code start}, when given, on the caller's thread and waits there. {@code heartbeat}, when
+     * {@code testClock}'s when a test gave one; decisions start their calls with {@code start},
+     * when given: {@link #tryAcquireAndWait} waits for it on the caller's thread, and
+     * {@link #tryAcquire}'s stage is completed on a thread of {@code calls}. {@code heartbeat}, when
      * counting instances is on, is closed with the store; {@code description} is what
      * {@link #toString} says. With {@code chunks}, decisions keep long sliding logs as heads
      * and chunks ({@link ChunkCalls}), and only a decision (or batch) with a sliding-log limit is
@@ -127,8 +133,7 @@ public final class GridStore implements Store, InstanceCount {
         this.capabilities = new StoreCapabilities(true, true, true, true, false, calls.timeout());
         this.heartbeat = heartbeat;
         ChunkedSends sends = chunks == null ? null : new ChunkedSends(chunks, System::nanoTime);
-        this.chunked = sends;
-        this.sameKey = new SameKeyDecisions(calls, new SameKeyDecisions.Sender() {
+        this.decisions = new SameKeyDecisions.Sender() {
             @Override
             public CompletableFuture<long[]> start(String key, GridOperation operation) {
                 return sends == null || !operation.slidingLog() ? startOne(key, operation)
@@ -155,7 +160,8 @@ public final class GridStore implements Store, InstanceCount {
                 CompletableFuture<long[]> started = start == null ? null : start.start(key, operation);
                 return started != null ? started : run(key, operation);
             }
-        }, SameKeyDecisions.GATHER);
+        };
+        this.sameKey = new SameKeyDecisions(calls, decisions, SameKeyDecisions.GATHER);
     }
 
     /** The live stores of this map or cache at the last heartbeat, from memory; empty when not counting. */
@@ -175,6 +181,11 @@ public final class GridStore implements Store, InstanceCount {
         return Algorithms.isBuiltIn(algorithm);
     }
 
+    /**
+     * Started as {@link #tryAcquireAndWait}'s call is (without coalescing), the stage completed on
+     * a thread of the store's {@link GridCalls} ({@link GridCalls#startAndHandBack}): what the
+     * caller chains never runs on the grid's threads.
+     */
     @Override
     public CompletionStage<Decision> tryAcquire(String key, List<Limit> limits, long cost) {
         GridOperation operation;
@@ -183,7 +194,8 @@ public final class GridStore implements Store, InstanceCount {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return decide(key, operation).thenApply(reply -> GridReply.decode(reply, limits));
+        return calls.startAndHandBack(() -> decisions.start(key, operation))
+                .thenApply(reply -> GridReply.decode(reply, limits));
     }
 
     /**
@@ -246,17 +258,6 @@ public final class GridStore implements Store, InstanceCount {
         } catch (RuntimeException e) {
             return e.getCause() != null ? e.getCause() : e;
         }
-    }
-
-    /**
-     * A decision's call: with the chunks of long sliding logs when the grid keeps them and the
-     * decision has a sliding log; any other goes as it is, and decides beside a head, which only
-     * its sliding log reads.
-     */
-    private CompletableFuture<long[]> decide(String key, GridOperation operation) {
-        ChunkedSends sends = chunked;
-        return sends == null || !operation.slidingLog() ? run(key, operation)
-                : sends.send(key, operation, sent -> run(key, sent), sent -> run(key, sent));
     }
 
     private CompletableFuture<long[]> run(String key, GridOperation operation) {

@@ -286,6 +286,74 @@ class GridCallsTest {
         }
     }
 
+    /**
+     * A call started on the caller's thread: what the caller chains runs on a thread of the pool,
+     * never on the thread that received the answer (a cluster's), nor the one that made the call.
+     */
+    @Test
+    void aStartedCallsAnswerIsHandedBackToAThreadOfThePool() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            Thread caller = Thread.currentThread();
+            CompletableFuture<String> onTheCluster = new CompletableFuture<>();
+            AtomicReference<Thread> startedOn = new AtomicReference<>();
+            CompletableFuture<Thread> chainedOn = calls.startAndHandBack(() -> {
+                startedOn.set(Thread.currentThread());
+                return onTheCluster;
+            }).thenApply(answer -> Thread.currentThread());
+            assertThat(startedOn.get()).isSameAs(caller);
+            Thread cluster = new Thread(() -> onTheCluster.complete("answer"), "the cluster's thread");
+            cluster.start();
+            Thread chained = chainedOn.get(30, TimeUnit.SECONDS);
+            assertThat(chained).isNotSameAs(cluster).isNotSameAs(caller);
+            assertThat(chained.getName()).startsWith("sluice-grid-").doesNotContain("send");
+        }
+    }
+
+    /** An answer received on a thread of the pool (a call made there) completes there: no second hand-off. */
+    @Test
+    void aStartedCallAnsweredOnThePoolCompletesOnThatThread() throws Exception {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 2)) {
+            AtomicReference<Thread> madeOn = new AtomicReference<>();
+            CompletableFuture<Thread> chainedOn = calls.startAndHandBack(() -> calls.call(() -> {
+                madeOn.set(Thread.currentThread());
+                return "answer";
+            })).thenApply(answer -> Thread.currentThread());
+            assertThat(chainedOn.get(30, TimeUnit.SECONDS)).isSameAs(madeOn.get());
+        }
+    }
+
+    /** An answer there before the start returned completes on the caller's thread: nothing to hand back. */
+    @Test
+    void aStartedCallAnsweredAtOnceCompletesOnTheCallersThread() {
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 1)) {
+            CompletableFuture<String> answer = calls.startAndHandBack(() -> CompletableFuture.completedFuture("now"));
+            assertThat(answer).isCompletedWithValue("now");
+        }
+    }
+
+    @Test
+    void aStartedCallThatFailsThrowsOrAnswersLateIsAStoreFailure() {
+        IllegalStateException failure = new IllegalStateException("member gone");
+        try (GridCalls calls = new GridCalls("the test cluster", Duration.ofMillis(50), 1)) {
+            assertThatThrownBy(calls.startAndHandBack(() -> CompletableFuture.failedFuture(failure))::join).cause()
+                    .isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+            assertThatThrownBy(calls.startAndHandBack(() -> {
+                throw failure;
+            })::join).cause().isInstanceOf(StoreUnavailableException.class).hasCause(failure);
+            assertThatThrownBy(calls.startAndHandBack(CompletableFuture::new)::join).cause()
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("the test cluster did not answer within PT0.05S")
+                    .cause().isInstanceOf(TimeoutException.class);
+            calls.close();
+            AtomicBoolean started = new AtomicBoolean();
+            assertThatThrownBy(calls.startAndHandBack(() -> {
+                started.set(true);
+                return new CompletableFuture<>();
+            })::join).cause().isInstanceOf(StoreUnavailableException.class).hasMessageContaining("closed");
+            assertThat(started).isFalse();
+        }
+    }
+
     @Test
     void settingsAreCheckedByName() {
         assertThatThrownBy(() -> new GridCalls("x", Duration.ZERO, 1))

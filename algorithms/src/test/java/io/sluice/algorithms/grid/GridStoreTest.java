@@ -15,16 +15,21 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
  * A decision waited for on the caller's thread: started there when the store can start it,
- * else made on the pool; decided as the member's step decides either way.
+ * else made on the pool; a stage's started as the store can and completed on the pool; decided
+ * as the member's step decides either way.
  */
 class GridStoreTest {
 
@@ -71,6 +76,45 @@ class GridStoreTest {
                 this::runOnOwner, (key, operation) -> null, null, () -> NOW, null)) {
             assertDecidedAsTheReferenceDoes(store, "pooled");
             assertThat(ranOn.get("pooled")).isNotSameAs(Thread.currentThread());
+        }
+    }
+
+    /**
+     * A stage's call starts as a waited-for one does, without a thread of the pool, and the stage
+     * completes on a thread of the pool, never on the cluster's thread that received the answer.
+     */
+    @Test
+    void aStagesCallStartsAsAWaitedForOneAndItsStageCompletesOnThePool() throws Exception {
+        ExecutorService cluster = Executors.newSingleThreadExecutor(task -> new Thread(task, "the cluster's thread"));
+        // The cluster answers once the stage is chained, so that the stage is completed by whoever hands the answer on.
+        AtomicReference<CountDownLatch> chained = new AtomicReference<>();
+        GridStore.StartOnOwner start = (key, operation) -> {
+            ranOn.put("start", Thread.currentThread());
+            CountDownLatch answer = chained.get();
+            return CompletableFuture.supplyAsync(() -> {
+                awaitUninterruptibly(answer);
+                return runOnOwner(key, operation);
+            }, cluster);
+        };
+        try (GridStore store = new GridStore("the test store", new GridCalls("the test cluster", Duration.ofSeconds(30), 1),
+                this::runOnOwner, start, null, () -> NOW, null)) {
+            KeyState reference = KeyState.empty();
+            for (int i = 0; i < 3; i++) {
+                Decision expected = reference.tryAcquire(LIMITS, NOW, 1);
+                AtomicReference<Thread> completedOn = new AtomicReference<>();
+                chained.set(new CountDownLatch(1));
+                CompletableFuture<Decision> stage = store.tryAcquire("staged", LIMITS, 1)
+                        .whenComplete((decided, failure) -> completedOn.set(Thread.currentThread()))
+                        .toCompletableFuture();
+                chained.get().countDown();
+                Decision decision = stage.get(30, TimeUnit.SECONDS);
+                assertThat(decision).as("decision %s", i).isEqualTo(expected);
+                assertThat(ranOn.get("start")).isSameAs(Thread.currentThread());
+                assertThat(ranOn.get("staged").getName()).isEqualTo("the cluster's thread");
+                assertThat(completedOn.get().getName()).startsWith("sluice-grid-").doesNotContain("send");
+            }
+        } finally {
+            cluster.shutdown();
         }
     }
 
@@ -254,6 +298,15 @@ class GridStoreTest {
                     .isEqualTo(reference.tryAcquire(List.of(BUCKET), now.get(), 1));
         }
         assertThat(leases).isEqualTo(34);
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static GridStore.ChunkCalls chunkCalls(Map<String, long[]> chunks) {

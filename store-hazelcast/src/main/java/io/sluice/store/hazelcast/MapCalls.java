@@ -39,10 +39,15 @@ import org.jspecify.annotations.Nullable;
  * has one thread (two cores): measured 3x to 6x the p50 of {@code executeOnKey}. Starting the
  * invocation never blocks: a lost or unknown owner makes Hazelcast retry on its own threads.
  *
+ * <p>A decision's stage ({@link GridStore#tryAcquire}, the path of {@code decideAsync}) starts
+ * its invocation the same way, on a member, and the thread receiving the answer hands it to a
+ * thread of the store's {@link GridCalls}, which completes the stage
+ * ({@link GridCalls#startAndHandBack}): what the caller chains never runs on Hazelcast's
+ * threads, and no thread of the store waits while the call is out.
+ *
  * <p>On a client, before the map's proxy exists (creating it can block a client: it asks the
- * cluster), and for the stages of {@link GridStore#tryAcquire}, leases and give-backs, each call
- * is a blocking {@code executeOnKey} on a thread of the store's {@link GridCalls}, whose
- * future the caller waits for or chains to.
+ * cluster), and for leases and give-backs, each call is a blocking {@code executeOnKey} on a
+ * thread of the store's {@link GridCalls}, whose future the caller waits for or chains to.
  */
 final class MapCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
 

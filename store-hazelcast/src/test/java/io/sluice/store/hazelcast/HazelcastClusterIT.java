@@ -27,6 +27,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -312,6 +313,33 @@ class HazelcastClusterIT {
             assertThat(decision.reason()).isEqualTo(Decision.Reason.STORE_UNAVAILABLE);
         } finally {
             offline.shutdown();
+        }
+    }
+
+    /**
+     * What a caller chains to a stage ({@code decideAsync}'s path) runs on a thread of the store,
+     * never on Hazelcast's: on a member, whose call starts on the caller's thread and whose answer
+     * a thread of Hazelcast receives, as on a client, whose call a thread of the store makes.
+     */
+    @Test
+    void whatACallerChainsToAStageRunsOnAThreadOfTheStoreOnAMemberAndAClient() {
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
+        for (HazelcastInstance instance : List.of(members.get(0), client)) {
+            try (Store store = store(instance, "stages", null)) {
+                List<String> chainedOn = new ArrayList<>();
+                for (int i = 0; i < 200 && chainedOn.size() < 20; i++) {
+                    CompletableFuture<Decision> stage = store.tryAcquire("stage-" + i, List.of(limit), 1)
+                            .toCompletableFuture();
+                    // Only a stage not answered yet is completed by another thread than this one.
+                    CompletableFuture<String> thread = stage.thenApply(decision -> Thread.currentThread().getName());
+                    if (!stage.isDone()) {
+                        chainedOn.add(thread.join());
+                    }
+                    assertThat(stage.join().allowed()).isTrue();
+                }
+                assertThat(chainedOn).as("on %s", instance).hasSize(20)
+                        .allMatch(name -> name.startsWith("sluice-grid-") && !name.contains("send"));
+            }
         }
     }
 

@@ -22,8 +22,10 @@ import org.apache.ignite.cluster.ClusterNode;
  * ({@code listenAsync} with a direct executor: Ignite's default runs listeners on the common
  * pool, one more thread hand-off): the caller is woken by the answer, as by a blocking
  * {@code invoke}, with one hand-off to the sending thread before, and without the stage a
- * caller's timeout would have to chain to. Stages ({@link GridStore#tryAcquire}, leases) still complete on the
- * pool's thread, so that what a caller chains never runs on Ignite's threads.
+ * caller's timeout would have to chain to. A decision's stage ({@link GridStore#tryAcquire}) is
+ * sent the same way, and the answer handed to a thread of the pool, which completes the stage
+ * ({@link GridCalls#startAndHandBack}); leases and give-backs are blocking {@code invoke}s on the
+ * pool: what a caller chains never runs on Ignite's threads.
  *
  * <p>Why a blocking {@code invoke} on a thread of our own rather than {@code invokeAsync}:
  * while the primary of a key is being lost, {@code invokeAsync} blocks its caller (connecting

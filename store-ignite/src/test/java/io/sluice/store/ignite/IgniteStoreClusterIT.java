@@ -277,6 +277,32 @@ class IgniteStoreClusterIT {
         }
     }
 
+    /**
+     * What a caller chains to a stage ({@code decideAsync}'s path) runs on a thread of the store,
+     * never on Ignite's that receives the answer, nor on the store's sending thread.
+     */
+    @Test
+    void whatACallerChainsToAStageRunsOnAThreadOfTheStoreOnAServerAndAClient() {
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
+        for (Ignite node : List.of(nodes.get(0), client)) {
+            try (Store store = IgniteStore.builder(node).timeout(Duration.ofSeconds(10)).build()) {
+                List<String> chainedOn = new ArrayList<>();
+                for (int i = 0; i < 200 && chainedOn.size() < 20; i++) {
+                    CompletableFuture<Decision> stage = store.tryAcquire("stage-" + node.name() + "-" + i,
+                            List.of(limit), 1).toCompletableFuture();
+                    // Only a stage not answered yet is completed by another thread than this one.
+                    CompletableFuture<String> thread = stage.thenApply(decision -> Thread.currentThread().getName());
+                    if (!stage.isDone()) {
+                        chainedOn.add(thread.join());
+                    }
+                    assertThat(stage.join().allowed()).isTrue();
+                }
+                assertThat(chainedOn).as("on %s", node.name()).hasSize(20)
+                        .allMatch(name -> name.startsWith("sluice-grid-") && !name.contains("send"));
+            }
+        }
+    }
+
     @Test
     void aClosedStoreFailsAsAStoreFailure() {
         Store closed = IgniteStore.builder(nodes.get(2)).clockForTesting(clock).build();
