@@ -312,12 +312,16 @@ class GridCallsTest {
     /** An answer received on a thread of the pool (a call made there) completes there: no second hand-off. */
     @Test
     void aStartedCallAnsweredOnThePoolCompletesOnThatThread() throws Exception {
+        CountDownLatch chained = new CountDownLatch(1);
         try (GridCalls calls = new GridCalls("the test cluster", Duration.ofSeconds(30), 2)) {
             AtomicReference<Thread> madeOn = new AtomicReference<>();
             CompletableFuture<Thread> chainedOn = calls.startAndHandBack(() -> calls.call(() -> {
                 madeOn.set(Thread.currentThread());
+                // Answered once the stage is chained, so that whoever completes the call completes it.
+                await(chained);
                 return "answer";
             })).thenApply(answer -> Thread.currentThread());
+            chained.countDown();
             assertThat(chainedOn.get(30, TimeUnit.SECONDS)).isSameAs(madeOn.get());
         }
     }
