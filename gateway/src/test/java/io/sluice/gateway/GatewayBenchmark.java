@@ -1,5 +1,9 @@
 package io.sluice.gateway;
 
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -7,6 +11,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
+import io.sluice.store.hazelcast.HazelcastStore;
 import io.sluice.store.redis.RedisStore;
 import io.sluice.testkit.ThreadTimes;
 import io.sluice.testkit.redis.RedisFixture;
@@ -65,6 +70,9 @@ import org.jspecify.annotations.Nullable;
  *       proxy without the limiter forwarding the same request, and against the same server
  *       answering a fixed 429 of the same size without deciding (the limiter's own work is
  *       the difference).</li>
+ *   <li>{@code hazelcast}: a proxy limiting on Hazelcast as a member of a cluster of two (the
+ *       other member in this JVM, owning about half of the keys), the proxy on the local store,
+ *       and the proxy not limiting.</li>
  *   <li>{@code leasing}: a gateway on Redis with local quota leasing, one leasing with refill
  *       ahead (the next batch taken in the background), one without leasing, and the proxy
  *       without the limiter; 10 busy keys, so that admitted requests are served from
@@ -155,8 +163,9 @@ public final class GatewayBenchmark {
                 case "latency" -> latency(redis, upstream, dir, workers, requests);
                 case "blockcache" -> blockCache(redis, upstream, dir, workers, requests);
                 case "leasing" -> leasing(redis, upstream, dir, workers, requests);
-                default -> throw new IllegalArgumentException("mode must be latency, blockcache, leasing or flood: "
-                        + mode);
+                case "hazelcast" -> hazelcast(redis, upstream, dir, workers, requests);
+                default -> throw new IllegalArgumentException("mode must be latency, blockcache, leasing, hazelcast or "
+                        + "flood: " + mode);
             }
         } catch (Exception e) {
             // The servers' threads would keep the JVM alive.
@@ -169,13 +178,17 @@ public final class GatewayBenchmark {
 
     private static Path config(Path dir, String name, String store, String redisUri, String tier, int keys)
             throws Exception {
-        StringBuilder yaml = new StringBuilder();
-        yaml.append(store.equals("redis") ? """
+        return config(dir, name, store.equals("redis") ? """
                 store:
                   type: redis
                   uri: %s
                   timeout: 50ms
-                """.formatted(redisUri) : "store:\n  type: local\n");
+                """.formatted(redisUri) : "store:\n  type: local\n", tier, keys);
+    }
+
+    /** A policy file of {@code keys} API keys of {@code tier}, on the store of {@code storeSection}. */
+    private static Path config(Path dir, String name, String storeSection, String tier, int keys) throws Exception {
+        StringBuilder yaml = new StringBuilder(storeSection);
         yaml.append(tier).append("""
                 api-keys:
                   unknown: reject
@@ -243,6 +256,48 @@ public final class GatewayBenchmark {
             System.out.println("redis commandstats: " + redis.command(0, "INFO", "commandstats"));
         } finally {
             client.shutdown();
+        }
+    }
+
+    /**
+     * A proxy limiting on Hazelcast as a member of a cluster of two, whose other member (in this
+     * JVM too, owning about half of the keys) is started here: the path of {@code decideAsync} on
+     * a grid, against the same proxy on the local store and not limiting.
+     */
+    private static void hazelcast(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
+            throws Exception {
+        String clusterName = "sluice-bench-" + UUID.randomUUID();
+        Config config = new Config().setClusterName(clusterName);
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        JoinConfig join = config.getNetworkConfig().getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(List.of("127.0.0.1"));
+        HazelcastStore.configureSerialization(config.getSerializationConfig());
+        HazelcastInstance owner = Hazelcast.newHazelcastInstance(config);
+        try {
+            int port = owner.getCluster().getLocalMember().getAddress().getPort();
+            Path onGrid = config(dir, "hazelcast", """
+                    store:
+                      type: hazelcast
+                      mode: member
+                      cluster-name: %s
+                      addresses: ["127.0.0.1:%d"]
+                      timeout: 50ms
+                    """.formatted(clusterName, port), TIER, KEYS);
+            try (Gateway onHazelcast = gateway(onGrid, upstream, true);
+                 Gateway onLocal = gateway(config(dir, "local", redis.uri()), upstream, true);
+                 Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
+                Map<String, Probe> probes = new LinkedHashMap<>();
+                probes.put("limiting on hazelcast", http(onHazelcast));
+                probes.put("limiting on local", http(onLocal));
+                probes.put("not limiting", http(plain));
+                Map<String, long[]> nanos = measure(probes, workers, requests, KEYS, redis);
+                added(nanos, "not limiting", "limiting on hazelcast", "limiting on local");
+                System.out.println(storeCalls(onHazelcast));
+            }
+        } finally {
+            owner.shutdown();
         }
     }
 
