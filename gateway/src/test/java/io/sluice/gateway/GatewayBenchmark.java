@@ -1,9 +1,5 @@
 package io.sluice.gateway;
 
-import com.hazelcast.config.Config;
-import com.hazelcast.config.JoinConfig;
-import com.hazelcast.core.Hazelcast;
-import com.hazelcast.core.HazelcastInstance;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -11,7 +7,6 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.sluice.algorithms.Algorithms;
 import io.sluice.api.Limit;
 import io.sluice.api.Store;
-import io.sluice.store.hazelcast.HazelcastStore;
 import io.sluice.store.redis.RedisStore;
 import io.sluice.testkit.ThreadTimes;
 import io.sluice.testkit.redis.RedisFixture;
@@ -266,25 +261,8 @@ public final class GatewayBenchmark {
      */
     private static void hazelcast(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
             throws Exception {
-        String clusterName = "sluice-bench-" + UUID.randomUUID();
-        Config config = new Config().setClusterName(clusterName);
-        config.setProperty("hazelcast.phone.home.enabled", "false");
-        config.setProperty("hazelcast.shutdownhook.enabled", "false");
-        JoinConfig join = config.getNetworkConfig().getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true).setMembers(List.of("127.0.0.1"));
-        HazelcastStore.configureSerialization(config.getSerializationConfig());
-        HazelcastInstance owner = Hazelcast.newHazelcastInstance(config);
-        try {
-            int port = owner.getCluster().getLocalMember().getAddress().getPort();
-            Path onGrid = config(dir, "hazelcast", """
-                    store:
-                      type: hazelcast
-                      mode: member
-                      cluster-name: %s
-                      addresses: ["127.0.0.1:%d"]
-                      timeout: 50ms
-                    """.formatted(clusterName, port), TIER, KEYS);
+        try (HazelcastTestMember owner = HazelcastTestMember.start("sluice-bench-")) {
+            Path onGrid = config(dir, "hazelcast", owner.storeSection("member", "50ms"), TIER, KEYS);
             try (Gateway onHazelcast = gateway(onGrid, upstream, true);
                  Gateway onLocal = gateway(config(dir, "local", redis.uri()), upstream, true);
                  Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
@@ -296,8 +274,6 @@ public final class GatewayBenchmark {
                 added(nanos, "not limiting", "limiting on hazelcast", "limiting on local");
                 System.out.println(storeCalls(onHazelcast));
             }
-        } finally {
-            owner.shutdown();
         }
     }
 

@@ -2,10 +2,6 @@ package io.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.hazelcast.config.Config;
-import com.hazelcast.config.JoinConfig;
-import com.hazelcast.core.Hazelcast;
-import com.hazelcast.core.HazelcastInstance;
 import io.sluice.store.hazelcast.HazelcastStore;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,28 +40,10 @@ class GridGatewayIT {
 
     @Test
     void aHazelcastClientGatewayLimitsOnTheClustersState() throws Exception {
-        String cluster = "sluice-gateway-it-" + UUID.randomUUID();
-        Config config = new Config().setClusterName(cluster);
-        config.setProperty("hazelcast.phone.home.enabled", "false");
-        config.getNetworkConfig().setPort(5901).setPortAutoIncrement(true);
-        config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
-        JoinConfig join = config.getNetworkConfig().getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getAutoDetectionConfig().setEnabled(false);
-        HazelcastStore.configureSerialization(config.getSerializationConfig());
-        HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
-        try {
-            String address = "127.0.0.1:" + member.getCluster().getLocalMember().getAddress().getPort();
-            assertThat(statuses("""
-                    store:
-                      type: hazelcast
-                      cluster-name: %s
-                      addresses: ["%s"]
-                      timeout: 2s
-                    """.formatted(cluster, address))).containsExactly(200, 200, 200, 200, 200, 429, 429);
-            assertThat(member.getMap(HazelcastStore.DEFAULT_MAP_NAME).size()).isPositive();
-        } finally {
-            member.shutdown();
+        try (HazelcastTestMember member = HazelcastTestMember.start("sluice-gateway-it-")) {
+            assertThat(statuses(member.storeSection("client", "2s")))
+                    .containsExactly(200, 200, 200, 200, 200, 429, 429);
+            assertThat(member.instance().getMap(HazelcastStore.DEFAULT_MAP_NAME).size()).isPositive();
         }
     }
 
