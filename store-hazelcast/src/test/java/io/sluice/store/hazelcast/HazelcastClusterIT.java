@@ -22,12 +22,12 @@ import io.sluice.api.Store;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.api.TimeSource;
 import io.sluice.testkit.AlgorithmOfYourOwn;
+import io.sluice.testkit.StageThreads;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -326,18 +326,7 @@ class HazelcastClusterIT {
         Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
         for (HazelcastInstance instance : List.of(members.get(0), client)) {
             try (Store store = store(instance, "stages", null)) {
-                List<String> chainedOn = new ArrayList<>();
-                for (int i = 0; i < 200 && chainedOn.size() < 20; i++) {
-                    CompletableFuture<Decision> stage = store.tryAcquire("stage-" + i, List.of(limit), 1)
-                            .toCompletableFuture();
-                    // Only a stage not answered yet is completed by another thread than this one.
-                    CompletableFuture<String> thread = stage.thenApply(decision -> Thread.currentThread().getName());
-                    if (!stage.isDone()) {
-                        chainedOn.add(thread.join());
-                    }
-                    assertThat(stage.join().allowed()).isTrue();
-                }
-                assertThat(chainedOn).as("on %s", instance).hasSize(20)
+                assertThat(StageThreads.of(store, "stage-", limit, 20)).as("on %s", instance).hasSize(20)
                         .allMatch(name -> name.startsWith("sluice-grid-") && !name.contains("send"));
             }
         }

@@ -13,6 +13,7 @@ import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
 import io.sluice.api.StoreUnavailableException;
 import io.sluice.testkit.AlgorithmOfYourOwn;
+import io.sluice.testkit.StageThreads;
 import io.sluice.testkit.VirtualClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -286,19 +287,8 @@ class IgniteStoreClusterIT {
         Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 1_000, Duration.ofSeconds(1));
         for (Ignite node : List.of(nodes.get(0), client)) {
             try (Store store = IgniteStore.builder(node).timeout(Duration.ofSeconds(10)).build()) {
-                List<String> chainedOn = new ArrayList<>();
-                for (int i = 0; i < 200 && chainedOn.size() < 20; i++) {
-                    CompletableFuture<Decision> stage = store.tryAcquire("stage-" + node.name() + "-" + i,
-                            List.of(limit), 1).toCompletableFuture();
-                    // Only a stage not answered yet is completed by another thread than this one.
-                    CompletableFuture<String> thread = stage.thenApply(decision -> Thread.currentThread().getName());
-                    if (!stage.isDone()) {
-                        chainedOn.add(thread.join());
-                    }
-                    assertThat(stage.join().allowed()).isTrue();
-                }
-                assertThat(chainedOn).as("on %s", node.name()).hasSize(20)
-                        .allMatch(name -> name.startsWith("sluice-grid-") && !name.contains("send"));
+                assertThat(StageThreads.of(store, "stage-" + node.name() + "-", limit, 20)).as("on %s", node.name())
+                        .hasSize(20).allMatch(name -> name.startsWith("sluice-grid-") && !name.contains("send"));
             }
         }
     }
