@@ -7,7 +7,8 @@ import org.openjdk.jmh.annotations.Param;
 /**
  * One decision on a two-member Hazelcast cluster whose other member runs in a separate JVM,
  * for keys that member owns (the caller is not the owner): Sluice's store with every
- * algorithm, Bucket4j's Hazelcast backend, and a plain entry processor as the floor.
+ * algorithm, Bucket4j's Hazelcast backend, and a plain entry processor as the floor. Each calls
+ * from the member in the benchmark's JVM, or with {@code caller=CLIENT} from a client there.
  */
 public class HazelcastBenchmark extends DecisionBenchmark {
 
@@ -15,11 +16,15 @@ public class HazelcastBenchmark extends DecisionBenchmark {
     @Param
     public HazelcastImpl impl;
 
+    /** Who calls: the member in the benchmark's JVM (the default), or a client there. */
+    @Param("MEMBER")
+    public HazelcastCaller caller;
+
     private @Nullable HazelcastCluster cluster;
 
     @Override
     protected Limiter createLimiter(LimitShape shape) {
-        cluster = HazelcastCluster.start();
+        cluster = HazelcastCluster.start(caller);
         return impl.create(cluster, shape);
     }
 

@@ -1,10 +1,14 @@
 package io.sluice.jmh;
 
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
@@ -13,13 +17,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A two-member Hazelcast cluster on loopback: one member in a separate JVM
- * ({@link HazelcastMemberProcess}) and one in the benchmark's JVM, which is the caller. The
- * benchmarks use keys the other member owns, so that every decision crosses the network,
- * as it does for most keys of a real cluster. Maps keep the default single backup, so a
- * write is also copied to the caller's member.
+ * ({@link HazelcastMemberProcess}) and one in the benchmark's JVM, which is the caller, or
+ * whose client is ({@link #start(HazelcastCaller)}). The benchmarks use keys the other member owns, so
+ * that every decision crosses the network, as it does for most keys of a real cluster. Maps
+ * keep the default single backup, so a write is also copied to the member in the benchmark's
+ * JVM.
  */
 final class HazelcastCluster implements AutoCloseable {
 
@@ -47,16 +53,33 @@ final class HazelcastCluster implements AutoCloseable {
     static final String OBJECT_FORMAT_MAPS = "-object";
 
     private final Process remote;
-    private final HazelcastInstance caller;
+    private final HazelcastInstance member;
+    private final @Nullable HazelcastInstance client;
 
-    private HazelcastCluster(Process remote, HazelcastInstance caller) {
+    private HazelcastCluster(Process remote, HazelcastInstance member, @Nullable HazelcastInstance client) {
         this.remote = remote;
-        this.caller = caller;
+        this.member = member;
+        this.client = client;
     }
 
     /** Starts the remote member, then the caller's, and waits until partitions are settled. */
     static HazelcastCluster start() {
         return start(false);
+    }
+
+    /** As {@link #start()}, then, for {@link HazelcastCaller#CLIENT}, a client of both members, which is the caller. */
+    static HazelcastCluster start(HazelcastCaller caller) {
+        HazelcastCluster cluster = start();
+        if (caller == HazelcastCaller.MEMBER) {
+            return cluster;
+        }
+        try {
+            return new HazelcastCluster(cluster.remote, cluster.member,
+                    HazelcastClient.newHazelcastClient(clientConfig(cluster.member)));
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
     }
 
     /**
@@ -88,7 +111,7 @@ final class HazelcastCluster implements AutoCloseable {
                 checkDeadline(caller, deadline);
                 Thread.sleep(50);
             }
-            return new HazelcastCluster(remote, caller);
+            return new HazelcastCluster(remote, caller, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             remote.destroyForcibly();
@@ -107,9 +130,9 @@ final class HazelcastCluster implements AutoCloseable {
         }
     }
 
-    /** The member in this JVM, through which the benchmarks call. */
+    /** The instance through which the benchmarks call: the member in this JVM, or its client when started with one. */
     HazelcastInstance caller() {
-        return caller;
+        return client != null ? client : member;
     }
 
     /** The process id of the member in the other JVM. */
@@ -119,13 +142,16 @@ final class HazelcastCluster implements AutoCloseable {
 
     /** Whether the member in the other JVM owns this key (of a map keyed by the object itself). */
     boolean ownedByRemote(Object key) {
-        return !caller.getPartitionService().getPartition(key).getOwner().localMember();
+        return !member.getPartitionService().getPartition(key).getOwner().localMember();
     }
 
     @Override
     public void close() {
         try {
-            caller.shutdown();
+            if (client != null) {
+                client.shutdown();
+            }
+            member.shutdown();
         } finally {
             MemberProcess.stop(remote);
         }
@@ -150,11 +176,27 @@ final class HazelcastCluster implements AutoCloseable {
                 .addMember("127.0.0.1:" + ownPort)
                 .addMember("127.0.0.1:" + otherPort);
         config.addMapConfig(new MapConfig("*" + OBJECT_FORMAT_MAPS).setInMemoryFormat(InMemoryFormat.OBJECT));
-        HazelcastStore.configureSerialization(config.getSerializationConfig());
-        HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), BUCKET4J_TYPE_ID_BASE);
-        config.getSerializationConfig().addDataSerializableFactory(
-                TokenBucketFloorProcessor.FACTORY_ID, new TokenBucketFloorProcessor.Factory());
+        configureSerialization(config.getSerializationConfig());
         return config;
+    }
+
+    /** A client of {@code member}'s cluster, knowing all its members' addresses, with the members' serializers. */
+    private static ClientConfig clientConfig(HazelcastInstance member) {
+        ClientConfig config = new ClientConfig();
+        config.setClusterName(member.getConfig().getClusterName());
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.logging.type", "none");
+        for (Member each : member.getCluster().getMembers()) {
+            config.getNetworkConfig().addAddress(each.getAddress().getHost() + ":" + each.getAddress().getPort());
+        }
+        configureSerialization(config.getSerializationConfig());
+        return config;
+    }
+
+    private static void configureSerialization(SerializationConfig serialization) {
+        HazelcastStore.configureSerialization(serialization);
+        HazelcastProxyManager.addCustomSerializers(serialization, BUCKET4J_TYPE_ID_BASE);
+        serialization.addDataSerializableFactory(TokenBucketFloorProcessor.FACTORY_ID, new TokenBucketFloorProcessor.Factory());
     }
 
     private static Process startRemote(String clusterName, int ownPort, int callerPort, boolean named) {
