@@ -1,13 +1,20 @@
 package io.sluice.store.hazelcast;
 
+import com.hazelcast.client.impl.clientside.HazelcastClientInstance;
+import com.hazelcast.client.impl.protocol.ClientMessage;
+import com.hazelcast.client.impl.protocol.codec.MapExecuteOnKeyCodec;
+import com.hazelcast.client.impl.proxy.ClientMapProxy;
+import com.hazelcast.client.impl.spi.ClientContext;
+import com.hazelcast.client.impl.spi.impl.ClientInvocation;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.InternalSerializationService;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.proxy.MapProxyImpl;
-import com.hazelcast.spi.impl.InternalCompletableFuture;
 import com.hazelcast.spi.impl.SerializationServiceSupport;
+import com.hazelcast.internal.util.ThreadUtil;
 import com.hazelcast.partition.Partition;
 import io.sluice.algorithms.grid.GridCalls;
 import io.sluice.algorithms.grid.GridOperation;
@@ -18,36 +25,41 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The calls of {@link HazelcastStore}'s {@link GridStore} to the owners of its map's keys: one
  * call per request to the key's owner, whose entry processor decides there.
  *
- * <p>On a member, {@link GridStore#tryAcquireAndWait} (the path of {@code RateLimiter.decide})
- * starts the invocation on the caller's thread and waits there with the store's timeout
- * ({@link io.sluice.api.StoreCapabilities#waitBound()}). A lone decision (no other waiting for its
- * key) waits for the invocation's own future, from Hazelcast's
- * {@code MapProxyImpl.executeOnKeyInternal}, and reads the answer on its own thread once the
- * answer wakes it, as a plain {@code executeOnKey} does. A batch (see
- * {@link GridStore#tryAcquireAndWait}) waits for a future that the thread receiving the
- * answer completes, in a callback it runs itself on that same invocation future, reading the
- * answer once: it wakes every decision of the batch. The callback has an executor that runs it
- * where it is called: not on {@code submitToKey}'s future, which wraps it in a
- * {@code DelegatingCompletableFuture} that hands every answer to Hazelcast's default
- * asynchronous executor, and that executor starts a new thread per task when the common pool
- * has one thread (two cores): measured 3x to 6x the p50 of {@code executeOnKey}. Starting the
- * invocation never blocks: a lost or unknown owner makes Hazelcast retry on its own threads.
+ * <p>On a member and on a client alike, {@link GridStore#tryAcquireAndWait} (the path of
+ * {@code RateLimiter.decide}) starts the invocation on the caller's thread and waits there with
+ * the store's timeout ({@link io.sluice.api.StoreCapabilities#waitBound()}). A lone decision (no
+ * other waiting for its key) waits for the invocation's own future, as a plain
+ * {@code executeOnKey} does, and reads the answer on its own thread once the answer wakes it. A
+ * batch (see {@link GridStore#tryAcquireAndWait}) waits for a future that the thread receiving
+ * the answer completes, in a callback it runs itself on that same invocation future, reading
+ * the answer once: it wakes every decision of the batch. The callback has an executor that runs
+ * it where it is called: not on {@code submitToKey}'s future, which wraps it in a
+ * {@code DelegatingCompletableFuture} (a {@code ClientDelegatingFuture} on a client) that hands
+ * every answer to Hazelcast's default asynchronous executor, and that executor starts a new
+ * thread per task when the common pool has one thread (two cores): measured 3x to 6x the p50
+ * of {@code executeOnKey}. So the invocation is the one the map's proxy makes for
+ * {@code executeOnKey}, reached through Hazelcast's internals: a member's
+ * {@code MapProxyImpl.executeOnKeyInternal}, and on a client the same request
+ * ({@code MapExecuteOnKeyCodec}) as a {@code ClientInvocation} on the key's partition. Starting
+ * it never blocks: a lost or unknown owner, or a client that lost its connection, makes
+ * Hazelcast retry on its own threads (a client that never had a partition table fails at once).
  *
  * <p>A decision's stage ({@link GridStore#tryAcquire}, the path of {@code decideAsync}) starts
- * its invocation the same way, on a member, and the thread receiving the answer hands it to a
- * thread of the store's {@link GridCalls}, which completes the stage
- * ({@link GridCalls#startAndHandBack}): what the caller chains never runs on Hazelcast's
- * threads, and no thread of the store waits while the call is out.
+ * its invocation the same way, and the thread receiving the answer hands it to a thread of the
+ * store's {@link GridCalls}, which completes the stage ({@link GridCalls#startAndHandBack}): what
+ * the caller chains never runs on Hazelcast's threads, and no thread of the store waits while
+ * the call is out.
  *
- * <p>On a client, before the map's proxy exists (creating it can block a client: it asks the
- * cluster), and for leases and give-backs, each call is a blocking {@code executeOnKey} on a
- * thread of the store's {@link GridCalls}, whose future the caller waits for or chains to.
+ * <p>Before the map's proxy exists (creating it can block a client: it asks the cluster), and
+ * for leases and give-backs, each call is a blocking {@code executeOnKey} on a thread of the
+ * store's {@link GridCalls}, whose future the caller waits for or chains to.
  */
 final class MapCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
 
@@ -95,27 +107,26 @@ final class MapCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
     }
 
     /**
-     * {@code operation} started on the owner of {@code key} from a member's thread, its answer
-     * read by the thread that receives it (see the class comment); {@code null} on a client or before the
-     * map's proxy exists.
+     * {@code operation} started on the owner of {@code key} from the caller's thread, its answer
+     * read by the thread that receives it (see the class comment); {@code null} before the map's
+     * proxy exists.
      */
     @Override
     public @Nullable CompletableFuture<long[]> start(String key, GridOperation operation) {
-        InternalCompletableFuture<Data> answer = invokeOnMember(key, operation);
-        if (answer == null) {
+        Invocation invocation = invoke(key, operation);
+        if (invocation == null) {
             return null;
         }
-        SerializationService serialization = ((SerializationServiceSupport) instance).getSerializationService();
         CompletableFuture<long[]> reply = new CompletableFuture<>();
         // Run by the thread that receives the answer (an executor that runs the callback where it
         // is called): it reads the answer once, however many decisions of a batch wait for it.
-        answer.whenCompleteAsync((data, failure) -> {
+        invocation.answer.whenCompleteAsync((answer, failure) -> {
             if (failure != null) {
                 reply.completeExceptionally(failure);
                 return;
             }
             try {
-                reply.complete(serialization.toObject(data));
+                reply.complete(invocation.read(answer));
             } catch (RuntimeException e) {
                 reply.completeExceptionally(e);
             }
@@ -124,30 +135,58 @@ final class MapCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
     }
 
     /**
-     * {@code operation} of a lone decision started on the owner of {@code key} from a member's
+     * {@code operation} of a lone decision started on the owner of {@code key} from the caller's
      * thread, waited for as {@code executeOnKey} waits: on the invocation's own future, the
      * answer read on the caller's thread once it wakes, with no callback and no future of ours
-     * (see the class comment); {@code null} on a client or before the map's proxy exists.
+     * (see the class comment); {@code null} before the map's proxy exists.
      */
     @Override
     public GridCalls.@Nullable Started<long[]> startAlone(String key, GridOperation operation) {
-        InternalCompletableFuture<Data> answer = invokeOnMember(key, operation);
-        if (answer == null) {
+        Invocation invocation = invoke(key, operation);
+        if (invocation == null) {
             return null;
         }
-        SerializationService serialization = ((SerializationServiceSupport) instance).getSerializationService();
-        return timeoutNanos -> serialization.toObject(answer.get(timeoutNanos, TimeUnit.NANOSECONDS));
+        return timeoutNanos -> invocation.read(invocation.answer.get(timeoutNanos, TimeUnit.NANOSECONDS));
     }
 
-    /** The invocation of {@code operation} on the owner of {@code key}; {@code null} on a client or before the map's proxy exists. */
-    private @Nullable InternalCompletableFuture<Data> invokeOnMember(String key, GridOperation operation) {
-        if (!(map instanceof MapProxyImpl<String, Object> member) || !(instance instanceof SerializationServiceSupport)) {
-            return null;
+    /**
+     * The invocation of {@code operation} on the owner of {@code key}, as the map's proxy
+     * invokes it for {@code executeOnKey} but without waiting; {@code null} before the proxy
+     * exists, or on an instance that is neither a member nor a client as Hazelcast builds them.
+     */
+    private @Nullable Invocation invoke(String key, GridOperation operation) {
+        IMap<String, Object> proxy = map;
+        if (proxy instanceof MapProxyImpl<String, Object> member && instance instanceof SerializationServiceSupport support) {
+            ApplyLimits processor = new ApplyLimits(operation);
+            // As executeOnKey does: a processor run on this member (its owner) reads this member's clock.
+            processor.setHazelcastInstance(instance);
+            return new Invocation(member.executeOnKeyInternal(key, processor), Data.class::cast,
+                    support.getSerializationService());
         }
-        ApplyLimits processor = new ApplyLimits(operation);
-        // As executeOnKey does: a processor run on this member (its owner) reads this member's clock.
-        processor.setHazelcastInstance(instance);
-        return member.executeOnKeyInternal(key, processor);
+        if (proxy instanceof ClientMapProxy<String, Object> onClient
+                && onClient.getContext().getHazelcastInstance() instanceof HazelcastClientInstance client) {
+            ClientContext context = onClient.getContext();
+            InternalSerializationService serialization = context.getSerializationService();
+            Data keyData = serialization.toData(key);
+            ClientMessage request = MapExecuteOnKeyCodec.encodeRequest(mapName,
+                    serialization.toData(new ApplyLimits(operation)), keyData, ThreadUtil.getThreadId());
+            // Throws HazelcastClientOfflineException, a failed call, while the client has no partition table.
+            int partition = context.getPartitionService().getPartitionId(keyData);
+            return new Invocation(new ClientInvocation(client, request, mapName, partition).invoke(),
+                    answer -> MapExecuteOnKeyCodec.decodeResponse((ClientMessage) answer), serialization);
+        }
+        return null;
+    }
+
+    /**
+     * A started invocation: a member's future holds the processor's serialized answer, a
+     * client's the reply message that carries it.
+     */
+    private record Invocation(CompletableFuture<?> answer, Function<Object, Data> data, SerializationService serialization) {
+
+        long[] read(Object answer) {
+            return serialization.toObject(data.apply(answer));
+        }
     }
 
     /**

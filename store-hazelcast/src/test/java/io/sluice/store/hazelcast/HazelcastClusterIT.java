@@ -16,6 +16,7 @@ import io.sluice.algorithms.KeyState;
 import io.sluice.api.Algorithm;
 import io.sluice.api.Decision;
 import io.sluice.api.FailurePolicy;
+import io.sluice.api.Lease;
 import io.sluice.api.Limit;
 import io.sluice.api.RateLimiter;
 import io.sluice.api.Store;
@@ -28,6 +29,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -318,8 +320,8 @@ class HazelcastClusterIT {
 
     /**
      * What a caller chains to a stage ({@code decideAsync}'s path) runs on a thread of the store,
-     * never on Hazelcast's: on a member, whose call starts on the caller's thread and whose answer
-     * a thread of Hazelcast receives, as on a client, whose call a thread of the store makes.
+     * never on Hazelcast's: on a member and on a client, whose call starts on the caller's thread
+     * and whose answer a thread of Hazelcast receives.
      */
     @Test
     void whatACallerChainsToAStageRunsOnAThreadOfTheStoreOnAMemberAndAClient() {
@@ -330,6 +332,37 @@ class HazelcastClusterIT {
                         .allMatch(name -> name.startsWith("sluice-grid-") && !name.contains("send"));
             }
         }
+    }
+
+    /**
+     * A decision ({@code decide}'s path) starts its call on the caller's thread and waits there,
+     * on a client as on a member: with the store's one pool thread held by a lease's call on a
+     * locked key, a decision on another key still answers.
+     */
+    @Test
+    void aDecisionWaitsForNoThreadOfTheStoreOnAMemberAndAClient() {
+        Limit limit = Limit.of(Algorithms.TOKEN_BUCKET, 10, Duration.ofSeconds(1));
+        IMap<String, byte[]> map = members.get(0).getMap("pool-held");
+        List<Store> stores = new ArrayList<>();
+        List<CompletableFuture<Lease>> leases = new ArrayList<>();
+        map.lock("held");
+        try {
+            for (HazelcastInstance instance : List.of(members.get(1), client)) {
+                Store store = HazelcastStore.builder(instance).mapName("pool-held").timeout(TEST_TIMEOUT)
+                        .concurrency(1).build();
+                stores.add(store);
+                CompletableFuture<Lease> lease = store.lease("held", List.of(limit), 2).toCompletableFuture();
+                leases.add(lease);
+                String key = "free-" + (instance == client ? "client" : "member");
+                assertThat(store.tryAcquireAndWait(key, List.of(limit), 1).allowed()).as("on %s", instance).isTrue();
+                assertThat(lease).as("on %s", instance).isNotDone();
+            }
+        } finally {
+            map.unlock("held");
+        }
+        // The held calls were real: each answers once the key is unlocked.
+        assertThat(leases).allSatisfy(lease -> assertThat(lease.join().tokens()).isEqualTo(2));
+        stores.forEach(Store::close);
     }
 
     @Test
