@@ -6,6 +6,7 @@
 #   gateway/bench.sh blockcache [workers] [requests]  # a client over its limit: 429s from the block cache
 #   gateway/bench.sh leasing [workers] [requests]     # admitted requests served from leases
 #   gateway/bench.sh hazelcast [workers] [requests]   # limiter's added latency as a Hazelcast member
+#   gateway/bench.sh hazelcast-client [workers] [requests]  # the same as a Hazelcast client (the default mode)
 #   gateway/bench.sh flood [workers] [requests]       # 100,000 invented API keys: memory and Redis keys
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -68,6 +68,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code hazelcast}: a proxy limiting on Hazelcast as a member of a cluster of two (the
  *       other member in this JVM, owning about half of the keys), the proxy on the local store,
  *       and the proxy not limiting.</li>
+ *   <li>{@code hazelcast-client}: the same, the proxy limiting on Hazelcast as a client (the
+ *       gateway's default {@code mode}) of a cluster of one member in this JVM, which owns
+ *       every key.</li>
  *   <li>{@code leasing}: a gateway on Redis with local quota leasing, one leasing with refill
  *       ahead (the next batch taken in the background), one without leasing, and the proxy
  *       without the limiter; 10 busy keys, so that admitted requests are served from
@@ -158,9 +161,10 @@ public final class GatewayBenchmark {
                 case "latency" -> latency(redis, upstream, dir, workers, requests);
                 case "blockcache" -> blockCache(redis, upstream, dir, workers, requests);
                 case "leasing" -> leasing(redis, upstream, dir, workers, requests);
-                case "hazelcast" -> hazelcast(redis, upstream, dir, workers, requests);
-                default -> throw new IllegalArgumentException("mode must be latency, blockcache, leasing, hazelcast or "
-                        + "flood: " + mode);
+                case "hazelcast" -> hazelcast(redis, upstream, dir, workers, requests, "member");
+                case "hazelcast-client" -> hazelcast(redis, upstream, dir, workers, requests, "client");
+                default -> throw new IllegalArgumentException("mode must be latency, blockcache, leasing, hazelcast, "
+                        + "hazelcast-client or flood: " + mode);
             }
         } catch (Exception e) {
             // The servers' threads would keep the JVM alive.
@@ -255,14 +259,15 @@ public final class GatewayBenchmark {
     }
 
     /**
-     * A proxy limiting on Hazelcast as a member of a cluster of two, whose other member (in this
-     * JVM too, owning about half of the keys) is started here: the path of {@code decideAsync} on
-     * a grid, against the same proxy on the local store and not limiting.
+     * A proxy limiting on Hazelcast, in the gateway's {@code gridMode}, with a member started here
+     * (in this JVM too): as a {@code member}, in a cluster of two where that member owns about half
+     * of the keys; as a {@code client}, of that one member, which owns them all. The path of
+     * {@code decideAsync} on a grid, against the same proxy on the local store and not limiting.
      */
-    private static void hazelcast(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests)
-            throws Exception {
+    private static void hazelcast(RedisFixture redis, DemoUpstream upstream, Path dir, int workers, int requests,
+                                  String gridMode) throws Exception {
         try (HazelcastTestMember owner = HazelcastTestMember.start("sluice-bench-")) {
-            Path onGrid = config(dir, "hazelcast", owner.storeSection("member", "50ms"), TIER, KEYS);
+            Path onGrid = config(dir, "hazelcast", owner.storeSection(gridMode, "50ms"), TIER, KEYS);
             try (Gateway onHazelcast = gateway(onGrid, upstream, true);
                  Gateway onLocal = gateway(config(dir, "local", redis.uri()), upstream, true);
                  Gateway plain = gateway(config(dir, "local", redis.uri()), upstream, false)) {
