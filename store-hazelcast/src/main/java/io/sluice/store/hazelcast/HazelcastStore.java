@@ -167,8 +167,11 @@ public final class HazelcastStore {
          * {@link #DEFAULT_CONCURRENCY} by default. Each waits on a thread of the store (a blocking
          * call that no slow node can make the caller wait for beyond the timeout); up to
          * {@value GridCalls#QUEUED_PER_THREAD} times as many more queue for a thread, and beyond
-         * that a call fails at once as a store failure. A {@code RateLimiter.decide} on a member
-         * waits on its own thread instead (bounded by the timeout alike), and takes none of these.
+         * that a call fails at once as a store failure. These are the leases, the give-backs and
+         * the decisions made before the map's proxy exists. On a member as on a client,
+         * {@code RateLimiter.decide} waits on its own thread instead (bounded by the timeout
+         * alike), and {@code decideAsync}'s answer only passes through one of these threads,
+         * which completes its stage: neither waits for a thread nor counts against the bound.
          *
          * @throws IllegalArgumentException when below 1
          */
