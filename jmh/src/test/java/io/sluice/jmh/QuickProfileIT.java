@@ -51,7 +51,7 @@ class QuickProfileIT {
 
         assertThat(results).hasSize(4)
                 .allSatisfy(r -> assertThat(r.getPrimaryResult().getSampleCount()).isPositive());
-        assertThat(ResultTables.markdown("ci", results)).contains("### Hazelcast, limits=SINGLE",
+        assertThat(ResultTables.markdown("ci", results)).contains("### Hazelcast, caller=MEMBER, limits=SINGLE",
                 "| **SLUICE_TOKEN_BUCKET** |", "| BUCKET4J |");
     }
 
