@@ -18,7 +18,7 @@ public class HazelcastBenchmark extends DecisionBenchmark {
 
     /** Who calls: the member in the benchmark's JVM (the default), or a client there. */
     @Param("MEMBER")
-    public HazelcastCaller caller;
+    public Caller caller;
 
     private @Nullable HazelcastCluster cluster;
 

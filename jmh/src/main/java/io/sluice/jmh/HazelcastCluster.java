@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A two-member Hazelcast cluster on loopback: one member in a separate JVM
  * ({@link HazelcastMemberProcess}) and one in the benchmark's JVM, which is the caller, or
- * whose client is ({@link #start(HazelcastCaller)}). The benchmarks use keys the other member owns, so
+ * whose client is ({@link #start(Caller)}). The benchmarks use keys the other member owns, so
  * that every decision crosses the network, as it does for most keys of a real cluster. Maps
  * keep the default single backup, so a write is also copied to the member in the benchmark's
  * JVM.
@@ -67,10 +67,10 @@ final class HazelcastCluster implements AutoCloseable {
         return start(false);
     }
 
-    /** As {@link #start()}, then, for {@link HazelcastCaller#CLIENT}, a client of both members, which is the caller. */
-    static HazelcastCluster start(HazelcastCaller caller) {
+    /** As {@link #start()}, then, for {@link Caller#CLIENT}, a client of both members, which is the caller. */
+    static HazelcastCluster start(Caller caller) {
         HazelcastCluster cluster = start();
-        if (caller == HazelcastCaller.MEMBER) {
+        if (caller == Caller.MEMBER) {
             return cluster;
         }
         try {

@@ -6,7 +6,9 @@ import org.openjdk.jmh.annotations.Param;
 
 /**
  * One decision on a two-node Ignite cluster whose other server node runs in a separate JVM,
- * for keys whose primary copy is on that node: Sluice's store with every algorithm.
+ * for keys whose primary copy is on that node: Sluice's store with every algorithm. Each calls
+ * from the server node in the benchmark's JVM, or with {@code caller=CLIENT} from a client node
+ * there.
  */
 public class IgniteBenchmark extends DecisionBenchmark {
 
@@ -14,11 +16,15 @@ public class IgniteBenchmark extends DecisionBenchmark {
     @Param
     public IgniteImpl impl;
 
+    /** Who calls: the server node in the benchmark's JVM (the default), or a client node there. */
+    @Param("MEMBER")
+    public Caller caller;
+
     private @Nullable IgniteCluster cluster;
 
     @Override
     protected Limiter createLimiter(LimitShape shape) {
-        cluster = IgniteCluster.start();
+        cluster = IgniteCluster.start(caller);
         return impl.create(cluster, shape);
     }
 

@@ -18,11 +18,13 @@ import org.apache.ignite.logger.java.JavaLogger;
 import org.apache.ignite.spi.communication.tcp.TcpCommunicationSpi;
 import org.apache.ignite.spi.discovery.tcp.TcpDiscoverySpi;
 import org.apache.ignite.spi.discovery.tcp.ipfinder.vm.TcpDiscoveryVmIpFinder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A two-node Ignite cluster on loopback, in the manner of {@link HazelcastCluster}: one server
  * node in a separate JVM ({@link IgniteMemberProcess}) and one in the benchmark's JVM, the
- * caller. The benchmarks use keys whose primary copy is on the other node.
+ * caller, or whose client node is ({@link #start(Caller)}). The benchmarks use keys whose
+ * primary copy is on the other server node.
  */
 final class IgniteCluster implements AutoCloseable {
 
@@ -56,55 +58,77 @@ final class IgniteCluster implements AutoCloseable {
     private static final long STARTUP_TIMEOUT_SECONDS = 120;
 
     private final Process remote;
-    private final Ignite caller;
+    private final Ignite server;
+    private final @Nullable Ignite client;
 
-    private IgniteCluster(Process remote, Ignite caller) {
+    private IgniteCluster(Process remote, Ignite server, @Nullable Ignite client) {
         this.remote = remote;
-        this.caller = caller;
+        this.server = server;
+        this.client = client;
     }
 
     /** Starts the remote node, then the caller's, and waits until both are in the topology. */
     static IgniteCluster start() {
+        return start(Caller.MEMBER);
+    }
+
+    /**
+     * As {@link #start()}, then, for {@link Caller#CLIENT}, a client node joining through the
+     * server node in this JVM, which is the caller.
+     */
+    static IgniteCluster start(Caller caller) {
         String clusterName = "sluice-jmh-" + UUID.randomUUID();
         int[] remotePorts = {MemberProcess.freePort(), MemberProcess.freePort()};
-        int[] callerPorts = {MemberProcess.freePort(), MemberProcess.freePort()};
-        Process remote = startRemote(clusterName, remotePorts, callerPorts);
+        int[] serverPorts = {MemberProcess.freePort(), MemberProcess.freePort()};
+        Process remote = startRemote(clusterName, remotePorts, serverPorts);
+        Ignite server = null;
         try {
-            Ignite caller = Ignition.start(configuration(clusterName, "caller", callerPorts, remotePorts));
+            server = Ignition.start(configuration(clusterName, "caller", serverPorts, remotePorts));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STARTUP_TIMEOUT_SECONDS);
-            while (caller.cluster().forServers().nodes().size() < 2) {
+            while (server.cluster().forServers().nodes().size() < 2) {
                 if (System.nanoTime() > deadline) {
-                    caller.close();
                     throw new IllegalStateException("the Ignite nodes did not form a cluster in "
                             + STARTUP_TIMEOUT_SECONDS + " s");
                 }
                 Thread.sleep(50);
             }
-            return new IgniteCluster(remote, caller);
+            Ignite client = caller == Caller.MEMBER ? null : Ignition.start(configuration(clusterName, "client",
+                    new int[] {MemberProcess.freePort(), MemberProcess.freePort()}, serverPorts).setClientMode(true));
+            return new IgniteCluster(remote, server, client);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            remote.destroyForcibly();
+            stopOnFailure(remote, server);
             throw new IllegalStateException("interrupted while starting Ignite", e);
         } catch (RuntimeException e) {
-            remote.destroyForcibly();
+            stopOnFailure(remote, server);
             throw e;
         }
     }
 
-    /** The server node in this JVM, through which the benchmarks call. */
+    private static void stopOnFailure(Process remote, @Nullable Ignite server) {
+        if (server != null) {
+            server.close();
+        }
+        remote.destroyForcibly();
+    }
+
+    /** The node through which the benchmarks call: the server node in this JVM, or its client node when started with one. */
     Ignite caller() {
-        return caller;
+        return client != null ? client : server;
     }
 
     /** Whether the node in the other JVM holds the primary copy of this key of {@code cache}. */
     boolean primaryOnRemote(String cache, Object key) {
-        return !caller.affinity(cache).isPrimary(caller.cluster().localNode(), key);
+        return !server.affinity(cache).isPrimary(server.cluster().localNode(), key);
     }
 
     @Override
     public void close() {
         try {
-            caller.close();
+            if (client != null) {
+                client.close();
+            }
+            server.close();
         } finally {
             MemberProcess.stop(remote);
         }
