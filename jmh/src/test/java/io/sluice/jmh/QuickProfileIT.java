@@ -64,7 +64,7 @@ class QuickProfileIT {
 
         assertThat(results).hasSize(2)
                 .allSatisfy(r -> assertThat(r.getPrimaryResult().getSampleCount()).isPositive());
-        assertThat(ResultTables.markdown("ci", results)).contains("### Ignite, limits=SINGLE",
+        assertThat(ResultTables.markdown("ci", results)).contains("### Ignite, caller=MEMBER, limits=SINGLE",
                 "| **SLUICE_TOKEN_BUCKET** |");
     }
 
