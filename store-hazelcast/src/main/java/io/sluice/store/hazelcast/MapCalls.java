@@ -24,7 +24,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -146,7 +148,7 @@ final class MapCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
         if (invocation == null) {
             return null;
         }
-        return timeoutNanos -> invocation.read(invocation.answer.get(timeoutNanos, TimeUnit.NANOSECONDS));
+        return invocation;
     }
 
     /**
@@ -163,9 +165,8 @@ final class MapCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
             return new Invocation(member.executeOnKeyInternal(key, processor), Data.class::cast,
                     support.getSerializationService());
         }
-        if (proxy instanceof ClientMapProxy<String, Object> onClient
-                && onClient.getContext().getHazelcastInstance() instanceof HazelcastClientInstance client) {
-            ClientContext context = onClient.getContext();
+        ClientContext context = proxy instanceof ClientMapProxy<String, Object> onClient ? onClient.getContext() : null;
+        if (context != null && context.getHazelcastInstance() instanceof HazelcastClientInstance client) {
             InternalSerializationService serialization = context.getSerializationService();
             Data keyData = serialization.toData(key);
             ClientMessage request = MapExecuteOnKeyCodec.encodeRequest(mapName,
@@ -180,12 +181,19 @@ final class MapCalls implements GridStore.OnOwner, GridStore.StartOnOwner {
 
     /**
      * A started invocation: a member's future holds the processor's serialized answer, a
-     * client's the reply message that carries it.
+     * client's the reply message that carries it. Waited for ({@link #startAlone}), it reads the
+     * answer on the waiting thread.
      */
-    private record Invocation(CompletableFuture<?> answer, Function<Object, Data> data, SerializationService serialization) {
+    private record Invocation(CompletableFuture<?> answer, Function<Object, Data> data, SerializationService serialization)
+            implements GridCalls.Started<long[]> {
 
         long[] read(Object answer) {
             return serialization.toObject(data.apply(answer));
+        }
+
+        @Override
+        public long[] await(long timeoutNanos) throws InterruptedException, ExecutionException, TimeoutException {
+            return read(answer.get(timeoutNanos, TimeUnit.NANOSECONDS));
         }
     }
 
