@@ -345,24 +345,28 @@ class HazelcastClusterIT {
         IMap<String, byte[]> map = members.get(0).getMap("pool-held");
         List<Store> stores = new ArrayList<>();
         List<CompletableFuture<Lease>> leases = new ArrayList<>();
-        map.lock("held");
         try {
-            for (HazelcastInstance instance : List.of(members.get(1), client)) {
-                Store store = HazelcastStore.builder(instance).mapName("pool-held").timeout(TEST_TIMEOUT)
-                        .concurrency(1).build();
-                stores.add(store);
-                CompletableFuture<Lease> lease = store.lease("held", List.of(limit), 2).toCompletableFuture();
-                leases.add(lease);
-                String key = "free-" + (instance == client ? "client" : "member");
-                assertThat(store.tryAcquireAndWait(key, List.of(limit), 1).allowed()).as("on %s", instance).isTrue();
-                assertThat(lease).as("on %s", instance).isNotDone();
+            map.lock("held");
+            try {
+                for (HazelcastInstance instance : List.of(members.get(1), client)) {
+                    Store store = HazelcastStore.builder(instance).mapName("pool-held").timeout(TEST_TIMEOUT)
+                            .concurrency(1).build();
+                    stores.add(store);
+                    CompletableFuture<Lease> lease = store.lease("held", List.of(limit), 2).toCompletableFuture();
+                    leases.add(lease);
+                    String key = "free-" + (instance == client ? "client" : "member");
+                    assertThat(store.tryAcquireAndWait(key, List.of(limit), 1).allowed()).as("on %s", instance).isTrue();
+                    assertThat(lease).as("on %s", instance).isNotDone();
+                }
+            } finally {
+                map.unlock("held");
             }
+            // The held calls were real: each answers once the key is unlocked.
+            assertThat(leases).allSatisfy(lease -> assertThat(lease.join().tokens()).isEqualTo(2));
         } finally {
-            map.unlock("held");
+            // Closed whether or not an assertion failed: a failing run leaves no store's threads behind.
+            stores.forEach(Store::close);
         }
-        // The held calls were real: each answers once the key is unlocked.
-        assertThat(leases).allSatisfy(lease -> assertThat(lease.join().tokens()).isEqualTo(2));
-        stores.forEach(Store::close);
     }
 
     @Test
